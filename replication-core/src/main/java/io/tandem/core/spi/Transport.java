@@ -1,0 +1,41 @@
+package io.tandem.core.spi;
+
+import io.tandem.core.wire.Message;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Moves messages between members.
+ *
+ * <p>Contract (checked by {@code TransportContract} in the test jar):
+ *
+ * <ul>
+ *   <li>Requests to one peer are delivered to its handler in the order {@link #request} was called, and that
+ *       handler is never called concurrently for one sending peer.
+ *   <li>Every request future completes: with the peer's reply, or exceptionally with {@link
+ *       PeerUnreachableException} (no connection, or the peer closed it) or {@link
+ *       java.util.concurrent.TimeoutException} (no reply within the timeout given at construction). It never
+ *       blocks the caller to wait for the network; a full outbound queue completes it with {@link
+ *       BackPressureException}.
+ *   <li>A handler that throws makes the request fail with {@link RemoteHandlerException}; the transport keeps
+ *       serving.
+ *   <li>Messages are bytes on the way: only what the wire format can carry arrives.
+ * </ul>
+ */
+public interface Transport extends AutoCloseable {
+
+  NodeId localNode();
+
+  /** The address other members use to reach this node, advertised through membership. */
+  String localAddress();
+
+  /** Starts accepting requests; the handler answers every request the node receives. */
+  void start(RequestHandler handler) throws Exception;
+
+  /** Tells the transport where a member listens. Called by the engine on every view change. */
+  void updatePeers(MembershipView view);
+
+  CompletableFuture<Message> request(NodeId peer, Message message);
+
+  @Override
+  void close();
+}

@@ -1,0 +1,235 @@
+package io.tandem.core.wire;
+
+import io.tandem.core.session.Blob;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Every message Tandem nodes exchange. Each has a fixed {@link MessageType}; the wire format is written by
+ * {@link MessageCodec}. Requests are answered with {@link Ack}, {@link Nack} or, for {@link Locate} and {@link
+ * Migrate}, their own reply types.
+ */
+public sealed interface Message {
+
+  MessageType type();
+
+  /** First message on a connection, in both directions. The proof is an HMAC over the peer's nonce. */
+  record Handshake(int protocolVersion, String clusterName, NodeId node, Blob nonce, Blob proof)
+      implements Message {
+    public Handshake {
+      Objects.requireNonNull(clusterName, "clusterName");
+      Objects.requireNonNull(node, "node");
+      Objects.requireNonNull(nonce, "nonce");
+      Objects.requireNonNull(proof, "proof");
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.HANDSHAKE;
+    }
+  }
+
+  /** The whole session. Applies over any older state of the same or an older epoch. */
+  record FullSession(SessionSnapshot snapshot) implements Message {
+    public FullSession {
+      Objects.requireNonNull(snapshot, "snapshot");
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.FULL_SESSION;
+    }
+  }
+
+  /**
+   * The attributes changed since {@code baseVersion}. Applies only to a backup at exactly {@code baseVersion} in
+   * the same epoch; a backup at another version answers {@link Nack.Reason#GAP} and gets a full resend.
+   *
+   * @param metadata the new metadata, or null when it did not change
+   * @param set attributes set, with their new serialized values
+   * @param removed attributes removed
+   */
+  record SessionDelta(
+      String sessionId,
+      long epoch,
+      long baseVersion,
+      long version,
+      SessionMetadata metadata,
+      Map<String, Blob> set,
+      Set<String> removed)
+      implements Message {
+    public SessionDelta {
+      Objects.requireNonNull(sessionId, "sessionId");
+      set = Map.copyOf(set);
+      removed = Set.copyOf(removed);
+      if (baseVersion >= version) {
+        throw new IllegalArgumentException("baseVersion " + baseVersion + " must be < version " + version);
+      }
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.SESSION_DELTA;
+    }
+  }
+
+  /** Last-access times of sessions read without change, coalesced by the owner. */
+  record TouchBatch(List<Touch> touches) implements Message {
+    public TouchBatch {
+      touches = List.copyOf(touches);
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.TOUCH_BATCH;
+    }
+  }
+
+  record Touch(String sessionId, long epoch, long lastAccessedTime) {
+    public Touch {
+      Objects.requireNonNull(sessionId, "sessionId");
+    }
+  }
+
+  /** The session is gone (invalidated, expired) or has moved away from this backup (released). */
+  record Invalidate(String sessionId, long epoch, long version, InvalidateReason reason) implements Message {
+    public Invalidate {
+      Objects.requireNonNull(sessionId, "sessionId");
+      Objects.requireNonNull(reason, "reason");
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.INVALIDATE;
+    }
+  }
+
+  enum InvalidateReason {
+    /** The application invalidated it: it must never come back. */
+    INVALIDATED,
+    /** The owner expired it: it must never come back. */
+    EXPIRED,
+    /** The session now lives elsewhere; this copy is no longer a backup. */
+    RELEASED
+  }
+
+  /** The session's id changed (for example at login); the backup is re-keyed and moves to {@code version}. */
+  record IdChange(String oldId, String newId, long epoch, long version) implements Message {
+    public IdChange {
+      Objects.requireNonNull(oldId, "oldId");
+      Objects.requireNonNull(newId, "newId");
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.ID_CHANGE;
+    }
+  }
+
+  /** Applied (or already held). Epoch and version are what the receiver holds now; zero for batches. */
+  record Ack(long epoch, long version) implements Message {
+    @Override
+    public MessageType type() {
+      return MessageType.ACK;
+    }
+  }
+
+  /** Not applied, and why. Epoch and version are what the receiver holds (zero when nothing). */
+  record Nack(Reason reason, long epoch, long version, String detail) implements Message {
+    public Nack {
+      Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(detail, "detail");
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.NACK;
+    }
+
+    public enum Reason {
+      /** The receiver's copy is not at the delta's base version: send the full session. */
+      GAP,
+      /** The receiver holds a newer epoch: the sender is no longer the owner. */
+      STALE_EPOCH,
+      /** The receiver has no such session. */
+      UNKNOWN_SESSION,
+      /** The session was invalidated or expired and must not come back. */
+      INVALIDATED,
+      /** The message was malformed, too large, or named a class that is not allowed. */
+      REFUSED,
+      /** The receiver does not handle this message type or version. */
+      UNSUPPORTED
+    }
+  }
+
+  /** Who holds this session? Asked of every member when a node receives a request for a session it lacks. */
+  record Locate(String sessionId) implements Message {
+    public Locate {
+      Objects.requireNonNull(sessionId, "sessionId");
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.LOCATE;
+    }
+  }
+
+  record LocateReply(String sessionId, Holding holding, long epoch, long version) implements Message {
+    public LocateReply {
+      Objects.requireNonNull(sessionId, "sessionId");
+      Objects.requireNonNull(holding, "holding");
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.LOCATE_REPLY;
+    }
+
+    public enum Holding {
+      NONE,
+      PRIMARY,
+      BACKUP
+    }
+  }
+
+  /**
+   * Hand the session over to {@code requester}, which becomes its owner at {@code newEpoch}. Answered with the
+   * session as a {@link FullSession} or a {@link Nack}.
+   */
+  record Migrate(String sessionId, NodeId requester, long newEpoch) implements Message {
+    public Migrate {
+      Objects.requireNonNull(sessionId, "sessionId");
+      Objects.requireNonNull(requester, "requester");
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.MIGRATE;
+    }
+  }
+
+  /** Many sessions at once: re-protection, a joining buddy's backups, or a graceful handoff. */
+  record BulkTransfer(Purpose purpose, List<SessionSnapshot> sessions) implements Message {
+    public BulkTransfer {
+      Objects.requireNonNull(purpose, "purpose");
+      sessions = List.copyOf(sessions);
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.BULK_TRANSFER;
+    }
+
+    public enum Purpose {
+      /** Keep these as backups of the sender's sessions. */
+      BACKUP,
+      /** The sender is leaving: the receiver owns these now. */
+      HANDOFF
+    }
+  }
+}
