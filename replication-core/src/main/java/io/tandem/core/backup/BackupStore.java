@@ -1,0 +1,280 @@
+package io.tandem.core.backup;
+
+import io.tandem.core.session.Blob;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.Message.Ack;
+import io.tandem.core.wire.Message.Nack;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * The backups this node holds for other owners, as bytes: attribute values are never deserialized here, and no
+ * application listener is ever fired. Updates apply in version order within an epoch; anything else is answered
+ * with a {@link Nack} that tells the owner what to do (send the full session on a gap, stop owning on a stale
+ * epoch). A backup is never expired while its owner is alive: expiry belongs to the owner.
+ *
+ * <p>Implementation notes: every method is {@code synchronized} on the store. Updates arrive one at a time per
+ * owner (the transport contract) and are cheap map operations on bytes already decoded, so one lock costs little
+ * and keeps {@code bytesHeld} exact.
+ */
+public final class BackupStore {
+  private final InstantSource clock;
+  private final Duration tombstoneTtl;
+  private final Map<String, BackupEntry> entries = new HashMap<>();
+  private final Map<String, Tombstone> tombstones = new HashMap<>();
+  private long bytesHeld;
+  private long appliedFull;
+  private long appliedDelta;
+  private long touchesApplied;
+  private long touchesUnknown;
+  private long gaps;
+  private long stale;
+  private long refusedInvalidated;
+
+  public BackupStore(InstantSource clock, Duration tombstoneTtl) {
+    this.clock = clock;
+    this.tombstoneTtl = tombstoneTtl;
+  }
+
+  /** A backup: whose it is and its bytes at one version. */
+  public record BackupEntry(NodeId owner, SessionSnapshot snapshot) {}
+
+  /** Counters and gauges of the store. */
+  public record BackupStats(
+      int sessions,
+      long bytesHeld,
+      int tombstones,
+      long appliedFull,
+      long appliedDelta,
+      long touchesApplied,
+      long touchesUnknown,
+      long gaps,
+      long stale,
+      long refusedInvalidated) {}
+
+  private record Tombstone(long epoch, long atMillis) {}
+
+  public synchronized Message applyFull(NodeId owner, SessionSnapshot s) {
+    Optional<Nack> refused = refuseTombstoned(s.id(), s.epoch());
+    if (refused.isPresent()) {
+      return refused.get();
+    }
+    BackupEntry held = entries.get(s.id());
+    if (held != null) {
+      SessionSnapshot h = held.snapshot();
+      if (h.epoch() > s.epoch()) {
+        return stale(h, s.id());
+      }
+      if (h.epoch() == s.epoch() && h.version() >= s.version()) {
+        return new Ack(h.epoch(), h.version());
+      }
+    }
+    put(new BackupEntry(owner, s));
+    appliedFull++;
+    return new Ack(s.epoch(), s.version());
+  }
+
+  public synchronized Message applyDelta(NodeId owner, Message.SessionDelta d) {
+    Optional<Nack> refused = refuseTombstoned(d.sessionId(), d.epoch());
+    if (refused.isPresent()) {
+      return refused.get();
+    }
+    BackupEntry held = entries.get(d.sessionId());
+    if (held == null) {
+      gaps++;
+      return new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + d.sessionId());
+    }
+    SessionSnapshot h = held.snapshot();
+    if (h.epoch() > d.epoch()) {
+      return stale(h, d.sessionId());
+    }
+    if (h.epoch() < d.epoch()) {
+      gaps++;
+      return new Nack(Nack.Reason.GAP, h.epoch(), h.version(), "backup is at epoch " + h.epoch() + ", delta is for epoch " + d.epoch());
+    }
+    if (d.version() <= h.version()) {
+      return new Ack(h.epoch(), h.version());
+    }
+    if (d.baseVersion() != h.version()) {
+      gaps++;
+      return new Nack(Nack.Reason.GAP, h.epoch(), h.version(),
+          "backup is at version " + h.version() + ", delta starts at " + d.baseVersion());
+    }
+    Map<String, Blob> attributes = new HashMap<>(h.attributes());
+    d.removed().forEach(attributes::remove);
+    attributes.putAll(d.set());
+    SessionMetadata metadata = d.metadata() != null ? d.metadata() : h.metadata();
+    put(new BackupEntry(owner, new SessionSnapshot(h.id(), h.epoch(), d.version(), metadata, attributes)));
+    appliedDelta++;
+    return new Ack(h.epoch(), d.version());
+  }
+
+  /** Raises last-access times; never lowers them and never changes versions. Unknown sessions are skipped. */
+  public synchronized Message applyTouches(NodeId owner, Message.TouchBatch batch) {
+    for (Message.Touch touch : batch.touches()) {
+      BackupEntry held = entries.get(touch.sessionId());
+      if (held == null || held.snapshot().epoch() != touch.epoch()) {
+        touchesUnknown++;
+        continue;
+      }
+      SessionSnapshot h = held.snapshot();
+      if (touch.lastAccessedTime() > h.metadata().lastAccessedTime()) {
+        SessionMetadata touched = h.metadata().withLastAccessedTime(touch.lastAccessedTime());
+        put(new BackupEntry(held.owner(), new SessionSnapshot(h.id(), h.epoch(), h.version(), touched, h.attributes())));
+      }
+      touchesApplied++;
+    }
+    return new Ack(0, 0);
+  }
+
+  public synchronized Message invalidate(NodeId owner, Message.Invalidate invalidate) {
+    String id = invalidate.sessionId();
+    BackupEntry held = entries.get(id);
+    if (held != null && held.snapshot().epoch() > invalidate.epoch()) {
+      return stale(held.snapshot(), id);
+    }
+    if (held != null) {
+      remove(id);
+    }
+    if (invalidate.reason() != Message.InvalidateReason.RELEASED) {
+      tombstones.put(id, new Tombstone(invalidate.epoch(), clock.millis()));
+    }
+    return new Ack(invalidate.epoch(), invalidate.version());
+  }
+
+  /**
+   * Re-keys a backup after the owner changed the session id. The id change is one version step, so a backup that
+   * missed an update answers with a gap and the owner re-sends the session under its new id.
+   */
+  public synchronized Message changeId(NodeId owner, Message.IdChange change) {
+    BackupEntry held = entries.get(change.oldId());
+    if (held == null) {
+      gaps++;
+      return new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + change.oldId());
+    }
+    SessionSnapshot h = held.snapshot();
+    if (h.epoch() > change.epoch()) {
+      return stale(h, change.oldId());
+    }
+    if (h.epoch() < change.epoch() || h.version() != change.version() - 1) {
+      gaps++;
+      return new Nack(Nack.Reason.GAP, h.epoch(), h.version(),
+          "backup is at " + h.epoch() + "/" + h.version() + ", id change is " + change.epoch() + "/" + change.version());
+    }
+    remove(change.oldId());
+    tombstones.put(change.oldId(), new Tombstone(change.epoch(), clock.millis()));
+    put(new BackupEntry(owner, new SessionSnapshot(change.newId(), h.epoch(), change.version(), h.metadata(), h.attributes())));
+    return new Ack(h.epoch(), change.version());
+  }
+
+  public synchronized Optional<BackupEntry> entry(String id) {
+    return Optional.ofNullable(entries.get(id));
+  }
+
+  /** Removes and returns a backup for promotion; no tombstone, the session lives on elsewhere. */
+  public synchronized Optional<BackupEntry> take(String id) {
+    BackupEntry held = entries.get(id);
+    if (held != null) {
+      remove(id);
+    }
+    return Optional.ofNullable(held);
+  }
+
+  public synchronized List<BackupEntry> heldFor(NodeId owner) {
+    return entries.values().stream().filter(e -> e.owner().equals(owner)).toList();
+  }
+
+  public synchronized Set<NodeId> owners() {
+    Set<NodeId> owners = new LinkedHashSet<>();
+    entries.values().forEach(e -> owners.add(e.owner()));
+    return owners;
+  }
+
+  public synchronized boolean isTombstoned(String id) {
+    return tombstones.containsKey(id);
+  }
+
+  public synchronized long bytesHeld() {
+    return bytesHeld;
+  }
+
+  public synchronized int size() {
+    return entries.size();
+  }
+
+  /**
+   * Drops backups whose owner is gone and whose idle time ran out, allowing {@code graceMillis} more; a backup
+   * whose owner is alive is never expired here. Also forgets tombstones older than the TTL.
+   *
+   * @return the ids dropped
+   */
+  public synchronized List<String> expireOrphans(Predicate<NodeId> ownerAlive, long graceMillis) {
+    long now = clock.millis();
+    List<String> expired = new ArrayList<>();
+    for (BackupEntry entry : List.copyOf(entries.values())) {
+      if (!ownerAlive.test(entry.owner()) && entry.snapshot().metadata().isExpiredAt(now, graceMillis)) {
+        String id = entry.snapshot().id();
+        remove(id);
+        tombstones.put(id, new Tombstone(entry.snapshot().epoch(), now));
+        expired.add(id);
+      }
+    }
+    for (Iterator<Tombstone> it = tombstones.values().iterator(); it.hasNext(); ) {
+      if (now - it.next().atMillis() > tombstoneTtl.toMillis()) {
+        it.remove();
+      }
+    }
+    return expired;
+  }
+
+  public synchronized BackupStats stats() {
+    return new BackupStats(entries.size(), bytesHeld, tombstones.size(), appliedFull, appliedDelta, touchesApplied,
+        touchesUnknown, gaps, stale, refusedInvalidated);
+  }
+
+  private Optional<Nack> refuseTombstoned(String id, long epoch) {
+    Tombstone tombstone = tombstones.get(id);
+    if (tombstone == null || tombstone.epoch() < epoch) {
+      return Optional.empty();
+    }
+    if (clock.millis() - tombstone.atMillis() > tombstoneTtl.toMillis()) {
+      tombstones.remove(id);
+      return Optional.empty();
+    }
+    refusedInvalidated++;
+    return Optional.of(new Nack(Nack.Reason.INVALIDATED, tombstone.epoch(), 0, "session " + id + " was invalidated"));
+  }
+
+  private Nack stale(SessionSnapshot held, String id) {
+    stale++;
+    return new Nack(Nack.Reason.STALE_EPOCH, held.epoch(), held.version(),
+        "backup of session " + id + " is at epoch " + held.epoch());
+  }
+
+  private void put(BackupEntry entry) {
+    BackupEntry previous = entries.put(entry.snapshot().id(), entry);
+    if (previous != null) {
+      bytesHeld -= previous.snapshot().serializedSize();
+    }
+    bytesHeld += entry.snapshot().serializedSize();
+  }
+
+  private void remove(String id) {
+    BackupEntry previous = entries.remove(id);
+    if (previous != null) {
+      bytesHeld -= previous.snapshot().serializedSize();
+    }
+  }
+}

@@ -1,0 +1,219 @@
+package io.tandem.core.config;
+
+import io.tandem.core.codec.CodecKind;
+import io.tandem.core.codec.CodecLimits;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Every setting of the replication engine, validated once and then immutable. Build it with {@link #builder()} or
+ * from {@code context.xml} attribute strings with {@link ReplicationConfigParser}; either way all violations are
+ * reported together in one {@link InvalidConfigurationException}.
+ *
+ * @param scope what a flush sends
+ * @param mode whether requests wait for the buddy's ack
+ * @param ackTimeout how long a SYNC request waits for the ack before going on (counted and logged)
+ * @param codec the attribute serializer
+ * @param allowedClasses class patterns (exact, {@code pkg.*}, {@code pkg.**}, or {@code *}) that may be
+ *     deserialized besides the built-in safe JDK types; the built-in gadget deny-list always wins
+ * @param codecLimits size, depth and collection bounds of the codec
+ * @param maxFrameSize largest frame accepted from the wire, in bytes
+ * @param mutationPolicy whether reading a mutable attribute counts as a change
+ * @param immutableClasses extra classes whose instances the application promises never to mutate in place
+ * @param verifyMutations hash clean attributes at each flush and report in-place mutations (costly; for testing)
+ * @param touchLagCap upper bound on how long a read-only request's access time may wait before it reaches the
+ *     buddy; the bound actually used is the smaller of this and a quarter of the session's max inactive interval
+ * @param asyncQueueCapacity most sessions with a queued update in ASYNC mode
+ * @param stateTransferBytesPerSecond rate of re-protection traffic after a view change
+ * @param stateTransferBatchBytes target size of one bulk transfer message
+ * @param tombstoneTtl how long a buddy remembers an invalidated session id so a late update cannot revive it
+ * @param orphanGrace extra idle time before a buddy drops a backup whose owner is gone
+ * @param maintenanceInterval period of the maintenance tick (touch flush, orphan expiry, retries)
+ */
+public record ReplicationConfig(
+    ReplicationScope scope,
+    ReplicationMode mode,
+    Duration ackTimeout,
+    CodecKind codec,
+    List<String> allowedClasses,
+    CodecLimits codecLimits,
+    int maxFrameSize,
+    MutationPolicy mutationPolicy,
+    List<String> immutableClasses,
+    boolean verifyMutations,
+    Duration touchLagCap,
+    int asyncQueueCapacity,
+    long stateTransferBytesPerSecond,
+    int stateTransferBatchBytes,
+    Duration tombstoneTtl,
+    Duration orphanGrace,
+    Duration maintenanceInterval) {
+
+  public ReplicationConfig {
+    List<String> violations = new ArrayList<>();
+    Objects.requireNonNull(scope, "scope");
+    Objects.requireNonNull(mode, "mode");
+    Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(codecLimits, "codecLimits");
+    Objects.requireNonNull(mutationPolicy, "mutationPolicy");
+    allowedClasses = List.copyOf(allowedClasses);
+    immutableClasses = List.copyOf(immutableClasses);
+    positive(violations, "ackTimeout", ackTimeout);
+    positive(violations, "touchLagCap", touchLagCap);
+    positive(violations, "tombstoneTtl", tombstoneTtl);
+    positive(violations, "maintenanceInterval", maintenanceInterval);
+    if (orphanGrace == null || orphanGrace.isNegative()) {
+      violations.add("orphanGrace: " + orphanGrace + " must be zero or more");
+    }
+    if (maxFrameSize < 64 * 1024) {
+      violations.add("maxFrameSize: " + maxFrameSize + " must be at least 64KiB");
+    }
+    if (codecLimits.maxValueBytes() > maxFrameSize / 2) {
+      violations.add(
+          "maxValueSize: "
+              + codecLimits.maxValueBytes()
+              + " must be at most half of maxFrameSize ("
+              + maxFrameSize
+              + ") so that a session holding it still fits in a frame");
+    }
+    if (asyncQueueCapacity < 1) {
+      violations.add("asyncQueueCapacity: " + asyncQueueCapacity + " must be at least 1");
+    }
+    if (stateTransferBytesPerSecond < 1024) {
+      violations.add("stateTransferRate: " + stateTransferBytesPerSecond + " must be at least 1KiB per second");
+    }
+    if (stateTransferBatchBytes < 1024 || stateTransferBatchBytes > maxFrameSize / 2) {
+      violations.add(
+          "stateTransferBatchSize: " + stateTransferBatchBytes + " must be between 1KiB and half of maxFrameSize (" + maxFrameSize + ")");
+    }
+    for (String pattern : allowedClasses) {
+      if (!ClassPatterns.isValid(pattern)) {
+        violations.add("allowedClasses: '" + pattern + "' is not a class name, pkg.*, pkg.** or *");
+      }
+    }
+    for (String name : immutableClasses) {
+      if (!ClassPatterns.isValidClassName(name)) {
+        violations.add("immutableClasses: '" + name + "' is not a class name");
+      }
+    }
+    if (!violations.isEmpty()) {
+      throw new InvalidConfigurationException(violations);
+    }
+  }
+
+  private static void positive(List<String> violations, String name, Duration value) {
+    if (value == null || value.isZero() || value.isNegative()) {
+      violations.add(name + ": " + value + " must be a positive duration such as 500ms or 2s");
+    }
+  }
+
+  /** The touch lag bound for a session with this max inactive interval. */
+  public Duration touchLagBound(int maxInactiveIntervalSeconds) {
+    if (maxInactiveIntervalSeconds <= 0) {
+      return touchLagCap;
+    }
+    Duration quarter = Duration.ofMillis(maxInactiveIntervalSeconds * 1000L / 4);
+    return quarter.compareTo(touchLagCap) < 0 ? quarter : touchLagCap;
+  }
+
+  /** The effective settings as operators write them, for the one start-up log line and JMX. */
+  public Map<String, String> describe() {
+    Map<String, String> out = new LinkedHashMap<>();
+    out.put("scope", scope.name());
+    out.put("mode", mode.name());
+    out.put("ackTimeout", Units.format(ackTimeout));
+    out.put("codec", codec.name().toLowerCase(java.util.Locale.ROOT));
+    out.put("allowedClasses", String.join(",", allowedClasses));
+    out.put("maxValueSize", Integer.toString(codecLimits.maxValueBytes()));
+    out.put("maxFrameSize", Integer.toString(maxFrameSize));
+    out.put("mutationPolicy", mutationPolicy.name());
+    out.put("immutableClasses", String.join(",", immutableClasses));
+    out.put("verifyMutations", Boolean.toString(verifyMutations));
+    out.put("touchLagCap", Units.format(touchLagCap));
+    out.put("asyncQueueCapacity", Integer.toString(asyncQueueCapacity));
+    out.put("stateTransferRate", Long.toString(stateTransferBytesPerSecond));
+    out.put("stateTransferBatchSize", Integer.toString(stateTransferBatchBytes));
+    out.put("tombstoneTtl", Units.format(tombstoneTtl));
+    out.put("orphanGrace", Units.format(orphanGrace));
+    out.put("maintenanceInterval", Units.format(maintenanceInterval));
+    return out;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Starts from this config's values. */
+  public Builder toBuilder() {
+    return new Builder()
+        .scope(scope)
+        .mode(mode)
+        .ackTimeout(ackTimeout)
+        .codec(codec)
+        .allowedClasses(allowedClasses)
+        .codecLimits(codecLimits)
+        .maxFrameSize(maxFrameSize)
+        .mutationPolicy(mutationPolicy)
+        .immutableClasses(immutableClasses)
+        .verifyMutations(verifyMutations)
+        .touchLagCap(touchLagCap)
+        .asyncQueueCapacity(asyncQueueCapacity)
+        .stateTransferBytesPerSecond(stateTransferBytesPerSecond)
+        .stateTransferBatchBytes(stateTransferBatchBytes)
+        .tombstoneTtl(tombstoneTtl)
+        .orphanGrace(orphanGrace)
+        .maintenanceInterval(maintenanceInterval);
+  }
+
+  /** Collects values; {@link #build()} validates them all at once. Defaults are the documented ones. */
+  public static final class Builder {
+    private ReplicationScope scope = ReplicationScope.MODIFIED_ATTRIBUTE;
+    private ReplicationMode mode = ReplicationMode.SYNC;
+    private Duration ackTimeout = Duration.ofMillis(500);
+    private CodecKind codec = CodecKind.KRYO;
+    private List<String> allowedClasses = List.of();
+    private CodecLimits codecLimits = CodecLimits.defaults();
+    private int maxFrameSize = 32 << 20;
+    private MutationPolicy mutationPolicy = MutationPolicy.READ_MARKS_DIRTY;
+    private List<String> immutableClasses = List.of();
+    private boolean verifyMutations;
+    private Duration touchLagCap = Duration.ofSeconds(60);
+    private int asyncQueueCapacity = 10_000;
+    private long stateTransferBytesPerSecond = 16L << 20;
+    private int stateTransferBatchBytes = 256 << 10;
+    private Duration tombstoneTtl = Duration.ofMinutes(10);
+    private Duration orphanGrace = Duration.ofSeconds(30);
+    private Duration maintenanceInterval = Duration.ofSeconds(1);
+
+    private Builder() {}
+
+    public Builder scope(ReplicationScope v) { scope = v; return this; }
+    public Builder mode(ReplicationMode v) { mode = v; return this; }
+    public Builder ackTimeout(Duration v) { ackTimeout = v; return this; }
+    public Builder codec(CodecKind v) { codec = v; return this; }
+    public Builder allowedClasses(List<String> v) { allowedClasses = v; return this; }
+    public Builder codecLimits(CodecLimits v) { codecLimits = v; return this; }
+    public Builder maxFrameSize(int v) { maxFrameSize = v; return this; }
+    public Builder mutationPolicy(MutationPolicy v) { mutationPolicy = v; return this; }
+    public Builder immutableClasses(List<String> v) { immutableClasses = v; return this; }
+    public Builder verifyMutations(boolean v) { verifyMutations = v; return this; }
+    public Builder touchLagCap(Duration v) { touchLagCap = v; return this; }
+    public Builder asyncQueueCapacity(int v) { asyncQueueCapacity = v; return this; }
+    public Builder stateTransferBytesPerSecond(long v) { stateTransferBytesPerSecond = v; return this; }
+    public Builder stateTransferBatchBytes(int v) { stateTransferBatchBytes = v; return this; }
+    public Builder tombstoneTtl(Duration v) { tombstoneTtl = v; return this; }
+    public Builder orphanGrace(Duration v) { orphanGrace = v; return this; }
+    public Builder maintenanceInterval(Duration v) { maintenanceInterval = v; return this; }
+
+    public ReplicationConfig build() {
+      return new ReplicationConfig(
+          scope, mode, ackTimeout, codec, allowedClasses, codecLimits, maxFrameSize, mutationPolicy,
+          immutableClasses, verifyMutations, touchLagCap, asyncQueueCapacity, stateTransferBytesPerSecond,
+          stateTransferBatchBytes, tombstoneTtl, orphanGrace, maintenanceInterval);
+    }
+  }
+}

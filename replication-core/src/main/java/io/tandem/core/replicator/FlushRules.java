@@ -1,0 +1,61 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.codec.AttributeCodec;
+import io.tandem.core.codec.CodecException;
+import io.tandem.core.config.MutationPolicy;
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.config.ReplicationScope;
+import io.tandem.core.session.ImmutableTypes;
+import java.util.Set;
+
+/**
+ * The fixed inputs of every flush, built once from the config: scope, mutation policy, codec, and where the
+ * findings go.
+ */
+final class FlushRules {
+  final ReplicationScope scope;
+  final MutationPolicy mutationPolicy;
+  final boolean verifyMutations;
+  final ImmutableTypes immutableTypes;
+  final AttributeCodec codec;
+  private final ReplicationListener listener;
+  private final ReplicationCounters counters;
+  private final RateLimitedLog log;
+
+  FlushRules(
+      ReplicationConfig config,
+      AttributeCodec codec,
+      ReplicationListener listener,
+      ReplicationCounters counters,
+      RateLimitedLog log) {
+    this.scope = config.scope();
+    this.mutationPolicy = config.mutationPolicy();
+    this.verifyMutations = config.verifyMutations();
+    this.immutableTypes = new ImmutableTypes(Set.copyOf(config.immutableClasses()));
+    this.codec = codec;
+    this.listener = listener;
+    this.counters = counters;
+    this.log = log;
+  }
+
+  ReplicationCounters counters() {
+    return counters;
+  }
+
+  void reportUnsetMutation(String sessionId, String attribute) {
+    counters.unsetMutationsDetected.increment();
+    log.warn(
+        "unset-mutation:" + attribute,
+        "Session [" + sessionId + "] attribute [" + attribute + "] was changed without setAttribute;"
+            + " replicating it now. Call setAttribute after changing a session attribute in place.");
+    listener.attributeChangedWithoutSet(sessionId, attribute);
+  }
+
+  void reportNotReplicable(String sessionId, String attribute, CodecException cause) {
+    counters.attributesNotReplicable.increment();
+    log.warn(
+        "not-replicable:" + attribute,
+        "Session [" + sessionId + "] attribute [" + attribute + "] is not replicated: " + cause.getMessage());
+    listener.attributeNotReplicable(sessionId, attribute, cause);
+  }
+}

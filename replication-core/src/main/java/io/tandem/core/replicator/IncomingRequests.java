@@ -1,0 +1,103 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.backup.BackupStore;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.Message.Nack;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+/**
+ * The backup side: answers other members' messages. Updates go to the bytes-only {@link BackupStore}, unless this
+ * node owns the session at the same or a higher epoch, in which case the sender is a former owner whose write must
+ * be refused (and so detected) rather than stored.
+ *
+ * <p>Implementation notes: stateless apart from its collaborators; called on transport threads, never
+ * concurrently for one sender (the transport contract), possibly concurrently for different senders.
+ */
+final class IncomingRequests {
+  private final NodeId local;
+  private final BackupStore backups;
+  private final OwnedSessions owned;
+  private final Consumer<SessionSnapshot> adoptHandoff;
+  private final ReplicationCounters counters;
+  private final RateLimitedLog log;
+
+  IncomingRequests(
+      NodeId local,
+      BackupStore backups,
+      OwnedSessions owned,
+      Consumer<SessionSnapshot> adoptHandoff,
+      ReplicationCounters counters,
+      RateLimitedLog log) {
+    this.local = local;
+    this.backups = backups;
+    this.owned = owned;
+    this.adoptHandoff = adoptHandoff;
+    this.counters = counters;
+    this.log = log;
+  }
+
+  CompletionStage<Message> handle(NodeId from, Message request) {
+    return CompletableFuture.completedFuture(answer(from, request));
+  }
+
+  private Message answer(NodeId from, Message request) {
+    if (request instanceof Message.FullSession full) {
+      SessionSnapshot s = full.snapshot();
+      return ownedHere(s.id(), s.epoch()).orElseGet(() -> backups.applyFull(from, s));
+    }
+    if (request instanceof Message.SessionDelta delta) {
+      return ownedHere(delta.sessionId(), delta.epoch()).orElseGet(() -> backups.applyDelta(from, delta));
+    }
+    if (request instanceof Message.TouchBatch batch) {
+      return backups.applyTouches(from, batch);
+    }
+    if (request instanceof Message.Invalidate invalidate) {
+      return ownedHere(invalidate.sessionId(), invalidate.epoch()).orElseGet(() -> backups.invalidate(from, invalidate));
+    }
+    if (request instanceof Message.IdChange change) {
+      return ownedHere(change.oldId(), change.epoch()).orElseGet(() -> backups.changeId(from, change));
+    }
+    if (request instanceof Message.BulkTransfer bulk) {
+      for (SessionSnapshot s : bulk.sessions()) {
+        if (bulk.purpose() == Message.BulkTransfer.Purpose.HANDOFF) {
+          adoptHandoff.accept(s);
+        } else if (ownedHere(s.id(), s.epoch()).isEmpty()) {
+          backups.applyFull(from, s);
+        }
+      }
+      return new Message.Ack(0, 0);
+    }
+    if (request instanceof Message.Locate locate) {
+      return locate(locate.sessionId());
+    }
+    counters.refusedByBuddy.increment();
+    log.warn("unsupported:" + from, "Node " + from.value() + " sent a " + request.type() + " request, which "
+        + local.value() + " does not answer");
+    return new Nack(Nack.Reason.UNSUPPORTED, 0, 0, request.type() + " is not a request this node answers");
+  }
+
+  private Message locate(String id) {
+    Optional<OwnedSession> session = owned.get(id);
+    if (session.isPresent()) {
+      return new Message.LocateReply(id, Message.LocateReply.Holding.PRIMARY, session.get().epoch(), session.get().version());
+    }
+    return backups
+        .entry(id)
+        .<Message>map(e -> new Message.LocateReply(id, Message.LocateReply.Holding.BACKUP, e.snapshot().epoch(), e.snapshot().version()))
+        .orElseGet(() -> new Message.LocateReply(id, Message.LocateReply.Holding.NONE, 0, 0));
+  }
+
+  /** A refusal when this node owns the session at the same or a newer epoch than the sender claims. */
+  private Optional<Message> ownedHere(String id, long epoch) {
+    return owned
+        .get(id)
+        .filter(s -> s.epoch() >= epoch)
+        .map(s -> new Nack(Nack.Reason.STALE_EPOCH, s.epoch(), s.version(),
+            "session " + id + " is owned by " + local.value() + " at epoch " + s.epoch()));
+  }
+}

@@ -1,0 +1,27 @@
+package io.tandem.core.replicator;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** The engine's monotonic counters, written from any thread; read as a {@link ReplicationStats} snapshot. */
+final class ReplicationCounters {
+  final LongAdder fullsSent = new LongAdder();
+  final LongAdder deltasSent = new LongAdder();
+  final LongAdder touchBatchesSent = new LongAdder();
+  final LongAdder touchesSent = new LongAdder();
+  final LongAdder invalidationsSent = new LongAdder();
+  final LongAdder payloadBytesSent = new LongAdder();
+  final LongAdder acks = new LongAdder();
+  final LongAdder gapResends = new LongAdder();
+  final LongAdder ackTimeouts = new LongAdder();
+  final LongAdder sendFailures = new LongAdder();
+  final LongAdder refusedByBuddy = new LongAdder();
+  final LongAdder sessionsFenced = new LongAdder();
+  final LongAdder asyncOverflows = new LongAdder();
+  final LongAdder unsetMutationsDetected = new LongAdder();
+  final LongAdder attributesNotReplicable = new LongAdder();
+  final LongAdder stateTransferSessions = new LongAdder();
+  final LongAdder stateTransferBytes = new LongAdder();
+  final LongAdder sessionsAdopted = new LongAdder();
+  final LongAdder sessionsPromoted = new LongAdder();
+  final LongAdder backupsExpired = new LongAdder();
+}

@@ -1,0 +1,668 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.backup.BackupStore;
+import io.tandem.core.codec.AttributeCodec;
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.config.ReplicationMode;
+import io.tandem.core.ring.BuddyRing;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.session.SessionSource;
+import io.tandem.core.spi.Membership;
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Transport;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.Message.InvalidateReason;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The container-independent replication engine of one node: the owner side (flush each request's changes to the
+ * buddy, SYNC or ASYNC), the backup side (answer other owners' messages from a bytes-only {@link BackupStore}),
+ * and recovery on view changes (re-protect sessions whose buddy changed, adopt backups whose owner died).
+ *
+ * <p>Implementation notes:
+ *
+ * <ul>
+ *   <li>{@code view} and {@code buddy} are written only by the membership's view-delivery thread and read by
+ *       everyone (volatile).
+ *   <li>Each {@link OwnedSession} guards its own state; the engine holds that lock while it prepares an update and
+ *       hands it to the transport or the async queue, so a session's updates leave in version order.
+ *   <li>The maintenance executor ({@code tandem-maintenance-<node>}) runs the tick (touch batches, orphan expiry,
+ *       repairs, retried invalidations) and the state transfer; it is the only thread that builds bulk batches.
+ *   <li>{@code unackedInvalidations} and {@code releaseAfterProtection} are concurrent maps; entries are removed by
+ *       whichever thread sees the ack.
+ * </ul>
+ */
+public final class ReplicationEngine implements AutoCloseable {
+  private static final Logger LOG = System.getLogger(ReplicationEngine.class.getName());
+
+  private final ReplicationConfig config;
+  private final Transport transport;
+  private final Membership membership;
+  private final InstantSource clock;
+  private final ReplicationListener listener;
+  private final NodeId local;
+  private final ReplicationCounters counters = new ReplicationCounters();
+  private final RateLimitedLog log = new RateLimitedLog(LOG);
+  private final FlushRules rules;
+  private final OwnedSessions owned;
+  private final BackupStore backups;
+  private final TouchCoalescer touches = new TouchCoalescer();
+  private final ScheduledExecutorService maintenance;
+  private final AsyncOutbox outbox;
+  private final StateTransfer stateTransfer;
+  private final IncomingRequests incoming;
+  private final Map<String, Message.Invalidate> unackedInvalidations = new ConcurrentHashMap<>();
+  private final Map<OwnedSession, NodeId> releaseAfterProtection = new ConcurrentHashMap<>();
+  private volatile MembershipView view;
+  private volatile NodeId buddy;
+
+  public ReplicationEngine(
+      ReplicationConfig config,
+      Transport transport,
+      Membership membership,
+      AttributeCodec codec,
+      InstantSource clock,
+      ReplicationListener listener) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.transport = Objects.requireNonNull(transport, "transport");
+    this.membership = Objects.requireNonNull(membership, "membership");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.listener = Objects.requireNonNull(listener, "listener");
+    this.local = transport.localNode();
+    this.rules = new FlushRules(config, codec, listener, counters, log);
+    this.owned = new OwnedSessions(clock);
+    this.backups = new BackupStore(clock, config.tombstoneTtl());
+    this.maintenance =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tandem-maintenance-" + local.value());
+              t.setDaemon(true);
+              return t;
+            });
+    this.outbox =
+        config.mode() == ReplicationMode.ASYNC
+            ? new AsyncOutbox(config.asyncQueueCapacity(), "tandem-async-" + local.value(), this::sendQueued)
+            : null;
+    this.stateTransfer =
+        new StateTransfer(
+            maintenance,
+            new TokenBucket(clock, config.stateTransferBytesPerSecond(), config.stateTransferBatchBytes() * 2L),
+            config.stateTransferBatchBytes(),
+            () -> Optional.ofNullable(buddy),
+            transport::request,
+            rules,
+            new StateTransfer.Callbacks() {
+              @Override
+              public void protectedAt(OwnedSession session, NodeId to, long version) {
+                onBulkAck(session, to, version);
+              }
+
+              @Override
+              public void failed(List<OwnedSession> sessions, NodeId to, Throwable cause) {
+                counters.sendFailures.increment();
+                log.warn("transfer:" + to, "State transfer of " + sessions.size() + " sessions to " + to + " failed: " + cause);
+                sessions.forEach(owned::markUnprotected);
+              }
+            });
+    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, counters, log);
+  }
+
+  /** Starts the transport and membership and begins following views. */
+  public void start() throws Exception {
+    LOG.log(Level.INFO, "Tandem node {0} starting with {1}", local.value(), config.describe());
+    transport.start(incoming::handle);
+    if (outbox != null) {
+      outbox.start();
+    }
+    membership.start();
+    membership.addViewListener(this::onView);
+    long period = config.maintenanceInterval().toMillis();
+    maintenance.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  public NodeId localNode() {
+    return local;
+  }
+
+  public ReplicationConfig config() {
+    return config;
+  }
+
+  /** The current buddy, or empty when this node is alone. */
+  public Optional<NodeId> buddy() {
+    return Optional.ofNullable(buddy);
+  }
+
+  // ---- owner side: the container reports session life cycle and requests -------------------------------------
+
+  /** A new session was created on this node; it is owned here at epoch 1 and its first flush sends it in full. */
+  public void sessionCreated(String id, SessionSource source) {
+    OwnedSession session = new OwnedSession(id, 1, 0, new SessionContent.Live(source));
+    if (!owned.add(session)) {
+      throw new IllegalStateException("Session [" + id + "] is already owned by this node");
+    }
+  }
+
+  /** {@code setAttribute} or {@code removeAttribute} was called (on any thread). */
+  public void attributeChanged(String id, String name) {
+    owned.get(id).ifPresent(s -> s.attributeChanged(name));
+  }
+
+  /** Max inactive interval, principal, auth type or a note changed. */
+  public void metadataChanged(String id) {
+    owned.get(id).ifPresent(OwnedSession::metadataChanged);
+  }
+
+  /**
+   * A request that used the session is done. Sends what the scope calls for; in SYNC mode waits for the buddy's
+   * ack up to the ack timeout.
+   *
+   * @param readNames attributes the request read (the mutation policy decides whether that counts as a change)
+   */
+  public FlushOutcome flush(String id, Set<String> readNames) {
+    Optional<OwnedSession> found = owned.get(id);
+    if (found.isEmpty()) {
+      return FlushOutcome.NOT_OWNED;
+    }
+    OwnedSession session = found.get();
+    NodeId to = buddy;
+    SessionUpdate update;
+    CompletableFuture<Message> reply;
+    synchronized (session) {
+      OwnedSession.Prepared prepared = session.prepare(rules, readNames, true);
+      switch (prepared.kind()) {
+        case NOTHING:
+          return FlushOutcome.NOTHING;
+        case TOUCH:
+          SessionMetadata metadata = prepared.metadata();
+          long lag = config.touchLagBound(metadata.maxInactiveIntervalSeconds()).toMillis();
+          touches.add(prepared.touch(), clock.millis() + lag);
+          return FlushOutcome.TOUCHED;
+        default:
+          update = prepared.update();
+      }
+      touches.forget(update.sessionId());
+      if (outbox != null) {
+        if (outbox.offer(session, update)) {
+          return FlushOutcome.QUEUED;
+        }
+        counters.asyncOverflows.increment();
+        owned.markUnprotected(session);
+        log.warn("overflow", "Async replication queue is full (" + config.asyncQueueCapacity() + " sessions);"
+            + " session [" + id + "] will be sent in full by the maintenance tick");
+        return FlushOutcome.OVERFLOWED;
+      }
+      if (to == null) {
+        owned.markUnprotected(session);
+        return FlushOutcome.NO_BUDDY;
+      }
+      reply = send(to, update);
+    }
+    return awaitAck(session, to, update, reply);
+  }
+
+  /** The container changed the session's id (for example at login). */
+  public FlushOutcome changeId(String oldId, String newId) {
+    Optional<OwnedSession> found = owned.get(oldId);
+    if (found.isEmpty()) {
+      return FlushOutcome.NOT_OWNED;
+    }
+    OwnedSession session = found.get();
+    NodeId to = buddy;
+    Message.IdChange change;
+    CompletableFuture<Message> reply;
+    synchronized (session) {
+      long version = session.changeId(newId);
+      owned.rekey(oldId, newId, session);
+      touches.forget(oldId);
+      change = new Message.IdChange(oldId, newId, session.epoch(), version);
+      if (outbox != null) {
+        outbox.offerControl(session, change);
+        return FlushOutcome.QUEUED;
+      }
+      if (to == null) {
+        owned.markUnprotected(session);
+        return FlushOutcome.NO_BUDDY;
+      }
+      reply = transport.request(to, change);
+    }
+    return awaitControlAck(session, to, reply);
+  }
+
+  /** The application invalidated the session. */
+  public FlushOutcome invalidated(String id) {
+    return end(id, InvalidateReason.INVALIDATED, true);
+  }
+
+  /** The container expired the session (expiry belongs to the owner). */
+  public FlushOutcome expired(String id) {
+    return end(id, InvalidateReason.EXPIRED, true);
+  }
+
+  /** @param await whether to wait for the buddy's ack in SYNC mode (the maintenance thread never waits) */
+  private FlushOutcome end(String id, InvalidateReason reason, boolean await) {
+    Optional<OwnedSession> found = owned.get(id);
+    if (found.isEmpty()) {
+      return FlushOutcome.NOT_OWNED;
+    }
+    OwnedSession session = found.get();
+    NodeId to = buddy;
+    Message.Invalidate invalidate;
+    CompletableFuture<Message> reply;
+    synchronized (session) {
+      invalidate = new Message.Invalidate(id, session.epoch(), session.end(), reason);
+      owned.retire(session);
+      touches.forget(id);
+      // Remembered until acked, so that a lost invalidation is retried and the session can never come back.
+      unackedInvalidations.put(id, invalidate);
+      if (outbox != null) {
+        outbox.offerControl(session, invalidate);
+        return FlushOutcome.QUEUED;
+      }
+      if (to == null) {
+        return FlushOutcome.NO_BUDDY;
+      }
+      counters.invalidationsSent.increment();
+      reply = transport.request(to, invalidate);
+    }
+    reply.whenComplete((r, failure) -> onInvalidateReply(invalidate, r));
+    return await ? awaitControlAck(session, to, reply) : FlushOutcome.QUEUED;
+  }
+
+  // ---- failover: requests for sessions this node does not hold live ---------------------------------------------
+
+  /**
+   * The bytes of a session this node can take over without asking anyone: one it adopted from a dead owner, or
+   * one it holds as a backup (then it becomes the owner at a higher epoch, fencing the old owner). The container
+   * deserializes it, then calls {@link #attach}.
+   */
+  public Optional<SessionSnapshot> promote(String id) {
+    Optional<OwnedSession> adopted = owned.get(id).filter(OwnedSession::isStored);
+    if (adopted.isPresent()) {
+      counters.sessionsPromoted.increment();
+      return Optional.of(adopted.get().snapshot(rules));
+    }
+    Optional<BackupStore.BackupEntry> backup = backups.take(id);
+    if (backup.isEmpty()) {
+      return Optional.empty();
+    }
+    SessionSnapshot held = backup.get().snapshot();
+    OwnedSession session = adopt(held);
+    counters.sessionsPromoted.increment();
+    LOG.log(Level.INFO, "Session [{0}] promoted from backup (owner {1}) at epoch {2}", id, backup.get().owner().value(), session.epoch());
+    return Optional.of(session.snapshot(rules));
+  }
+
+  /** The container materialized a promoted session; from now on flushes read it from {@code source}. */
+  public void attach(String id, SessionSource source) {
+    owned.get(id).ifPresent(s -> s.attach(source));
+  }
+
+  public boolean owns(String id) {
+    return owned.get(id).isPresent();
+  }
+
+  /** The backup this node holds of another owner's session (bytes only), for tests and diagnostics. */
+  public Optional<SessionSnapshot> backupOf(String id) {
+    return backups.entry(id).map(BackupStore.BackupEntry::snapshot);
+  }
+
+  // ---- views ----------------------------------------------------------------------------------------------------
+
+  private void onView(MembershipView next) {
+    MembershipView previous = view;
+    if (previous != null && next.viewId() <= previous.viewId()) {
+      return;
+    }
+    view = next;
+    transport.updatePeers(next);
+    NodeId oldBuddy = buddy;
+    NodeId newBuddy = BuddyRing.buddyOf(next, local).orElse(null);
+    buddy = newBuddy;
+    if (!Objects.equals(oldBuddy, newBuddy)) {
+      LOG.log(Level.INFO, "Node {0}: buddy is now {1} in {2}; re-protecting {3} sessions",
+          local.value(), newBuddy == null ? "nobody" : newBuddy.value(), next, owned.size());
+      for (OwnedSession session : owned.all()) {
+        owned.markUnprotected(session);
+        if (oldBuddy != null && next.contains(oldBuddy)) {
+          releaseAfterProtection.put(session, oldBuddy);
+        }
+        stateTransfer.enqueue(session);
+      }
+    }
+    for (NodeId owner : backups.owners()) {
+      if (!next.contains(owner)) {
+        adoptAll(owner);
+      }
+    }
+    owned.recoveryStarted();
+  }
+
+  private void adoptAll(NodeId deadOwner) {
+    List<BackupStore.BackupEntry> held = backups.heldFor(deadOwner);
+    LOG.log(Level.INFO, "Node {0}: owner {1} is gone; adopting its {2} sessions", local.value(), deadOwner.value(), held.size());
+    for (BackupStore.BackupEntry entry : held) {
+      backups.take(entry.snapshot().id()).ifPresent(taken -> adopt(taken.snapshot()));
+    }
+  }
+
+  /** Takes ownership of a session from its bytes at the next epoch, and queues it for this node's buddy. */
+  private OwnedSession adopt(SessionSnapshot snapshot) {
+    OwnedSession session =
+        new OwnedSession(snapshot.id(), snapshot.epoch() + 1, snapshot.version(), new SessionContent.Stored(snapshot));
+    if (!owned.add(session)) {
+      return owned.get(snapshot.id()).orElse(session);
+    }
+    counters.sessionsAdopted.increment();
+    stateTransfer.enqueue(session);
+    return session;
+  }
+
+  private void adoptHandoff(SessionSnapshot snapshot) {
+    adopt(snapshot);
+  }
+
+  // ---- sending and replies ----------------------------------------------------------------------------------
+
+  private CompletableFuture<Message> send(NodeId to, SessionUpdate update) {
+    if (update instanceof SessionUpdate.Full) {
+      counters.fullsSent.increment();
+    } else {
+      counters.deltasSent.increment();
+    }
+    counters.payloadBytesSent.add(update.payloadBytes());
+    return transport.request(to, update.toMessage());
+  }
+
+  private FlushOutcome awaitAck(
+      OwnedSession session, NodeId to, SessionUpdate update, CompletableFuture<Message> reply) {
+    long deadline = System.nanoTime() + config.ackTimeout().toNanos();
+    boolean resent = false;
+    while (true) {
+      Message answer;
+      try {
+        answer = reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        return timedOut(session, to);
+      } catch (ExecutionException e) {
+        return failed(session, to, e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return timedOut(session, to);
+      }
+      if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP && !resent) {
+        counters.gapResends.increment();
+        synchronized (session) {
+          Optional<SessionUpdate.Full> full = session.resync(rules);
+          if (full.isEmpty()) {
+            return FlushOutcome.FENCED;
+          }
+          update = full.get();
+          reply = send(to, update);
+        }
+        resent = true;
+        continue;
+      }
+      return onReply(session, to, answer);
+    }
+  }
+
+  private FlushOutcome awaitControlAck(OwnedSession session, NodeId to, CompletableFuture<Message> reply) {
+    try {
+      Message answer = reply.get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP) {
+        // The buddy lacked the session: the maintenance tick re-sends it in full under its current id.
+        owned.markUnprotected(session);
+        return FlushOutcome.FAILED;
+      }
+      return onReply(session, to, answer);
+    } catch (TimeoutException e) {
+      return timedOut(session, to);
+    } catch (ExecutionException e) {
+      return failed(session, to, e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return timedOut(session, to);
+    }
+  }
+
+  /** Acts on the buddy's answer to an update, id change or invalidation of {@code session}. */
+  private FlushOutcome onReply(OwnedSession session, NodeId to, Message answer) {
+    if (answer instanceof Message.Ack ack) {
+      counters.acks.increment();
+      if (to.equals(buddy)) {
+        owned.markProtected(session, ack.version());
+      }
+      return FlushOutcome.REPLICATED;
+    }
+    if (answer instanceof Message.Nack nack) {
+      switch (nack.reason()) {
+        case STALE_EPOCH, INVALIDATED -> {
+          fence(session, "buddy " + to.value() + " answered " + nack.reason() + ": " + nack.detail());
+          return FlushOutcome.FENCED;
+        }
+        case GAP, UNKNOWN_SESSION -> {
+          counters.gapResends.increment();
+          owned.markUnprotected(session);
+          return FlushOutcome.FAILED;
+        }
+        default -> {
+          counters.refusedByBuddy.increment();
+          log.warn("refused:" + to, "Buddy " + to.value() + " refused an update of session [" + session.id() + "]: "
+              + nack.reason() + " " + nack.detail());
+          owned.markUnprotected(session);
+          return FlushOutcome.FAILED;
+        }
+      }
+    }
+    counters.refusedByBuddy.increment();
+    log.warn("unexpected:" + to, "Buddy " + to.value() + " answered with an unexpected " + answer.type());
+    owned.markUnprotected(session);
+    return FlushOutcome.FAILED;
+  }
+
+  private FlushOutcome timedOut(OwnedSession session, NodeId to) {
+    counters.ackTimeouts.increment();
+    log.warn("timeout:" + to, "Session [" + session.id() + "]: no acknowledgement from buddy " + to.value()
+        + " within " + config.ackTimeout().toMillis() + "ms; the request goes on and the session will be resent in full");
+    owned.markUnprotected(session);
+    return FlushOutcome.TIMED_OUT;
+  }
+
+  private FlushOutcome failed(OwnedSession session, NodeId to, Throwable cause) {
+    if (cause instanceof TimeoutException) {
+      return timedOut(session, to);
+    }
+    counters.sendFailures.increment();
+    log.warn("failed:" + to, "Session [" + session.id() + "]: replication to buddy " + to.value() + " failed: " + cause);
+    owned.markUnprotected(session);
+    return FlushOutcome.FAILED;
+  }
+
+  private void fence(OwnedSession session, String reason) {
+    if (session.fence()) {
+      owned.retire(session);
+      counters.sessionsFenced.increment();
+      LOG.log(Level.WARNING, "Session [{0}] is owned by another node now; dropping it here ({1})", session.id(), reason);
+      listener.sessionFenced(session.id(), reason);
+    }
+  }
+
+  /** The async sender thread's send function; runs under the session's lock. */
+  private void sendQueued(OwnedSession session, Object item) {
+    NodeId to = buddy;
+    if (to == null) {
+      if (item instanceof SessionUpdate) {
+        owned.markUnprotected(session);
+      }
+      return;
+    }
+    if (item instanceof SessionUpdate update) {
+      send(to, update).whenComplete((reply, failure) -> onAsyncReply(session, to, reply, failure));
+    } else if (item instanceof Message.Invalidate invalidate) {
+      counters.invalidationsSent.increment();
+      transport.request(to, invalidate).whenComplete((reply, failure) -> onInvalidateReply(invalidate, reply));
+    } else {
+      transport.request(to, (Message) item).whenComplete((reply, failure) -> onAsyncReply(session, to, reply, failure));
+    }
+  }
+
+  private void onAsyncReply(OwnedSession session, NodeId to, Message reply, Throwable failure) {
+    if (failure != null) {
+      Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause() : failure;
+      failed(session, to, cause);
+      return;
+    }
+    if (reply instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP) {
+      counters.gapResends.increment();
+      synchronized (session) {
+        Optional<SessionUpdate.Full> full = session.resync(rules);
+        if (full.isPresent() && !outbox.offer(session, full.get())) {
+          owned.markUnprotected(session);
+        }
+      }
+      return;
+    }
+    onReply(session, to, reply);
+  }
+
+  private void onInvalidateReply(Message.Invalidate invalidate, Message reply) {
+    if (reply instanceof Message.Ack
+        || reply instanceof Message.Nack nack && nack.reason() != Message.Nack.Reason.REFUSED) {
+      unackedInvalidations.remove(invalidate.sessionId(), invalidate);
+    }
+  }
+
+  private void onBulkAck(OwnedSession session, NodeId to, long version) {
+    counters.acks.increment();
+    if (!to.equals(buddy)) {
+      return;
+    }
+    owned.markProtected(session, version);
+    NodeId previous = releaseAfterProtection.remove(session);
+    MembershipView current = view;
+    if (previous != null && current != null && current.contains(previous) && !previous.equals(to)) {
+      transport.request(previous, new Message.Invalidate(session.id(), session.epoch(), session.version(), InvalidateReason.RELEASED));
+    }
+  }
+
+  // ---- maintenance --------------------------------------------------------------------------------------------
+
+  /** Runs one maintenance tick on the maintenance thread and waits for it; for tests that move a manual clock. */
+  public void runMaintenance() {
+    try {
+      maintenance.submit(this::tick).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("maintenance tick failed", e.getCause());
+    }
+  }
+
+  private void tickSafely() {
+    try {
+      tick();
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "Tandem maintenance tick failed; it will run again", e);
+    }
+  }
+
+  private void tick() {
+    long now = clock.millis();
+    NodeId to = buddy;
+    MembershipView current = view;
+    List<Message.Touch> due = touches.drainIfDue(now);
+    if (!due.isEmpty() && to != null) {
+      counters.touchBatchesSent.increment();
+      counters.touchesSent.add(due.size());
+      transport.request(to, new Message.TouchBatch(due));
+    }
+    if (current != null) {
+      long grace = config.touchLagCap().plus(config.orphanGrace()).toMillis();
+      counters.backupsExpired.add(backups.expireOrphans(current::contains, grace).size());
+    }
+    for (OwnedSession session : owned.all()) {
+      if (session.isStored() && session.metadata().isExpiredAt(now, 0)) {
+        end(session.id(), InvalidateReason.EXPIRED, false);
+      } else if (to != null && session.needsFull() && (outbox == null || !outbox.isQueued(session))) {
+        stateTransfer.enqueue(session);
+      }
+    }
+    if (to != null) {
+      for (Message.Invalidate invalidate : unackedInvalidations.values()) {
+        counters.invalidationsSent.increment();
+        transport.request(to, invalidate).whenComplete((reply, failure) -> onInvalidateReply(invalidate, reply));
+      }
+    }
+  }
+
+  // ---- figures --------------------------------------------------------------------------------------------------
+
+  public ReplicationStats stats() {
+    BackupStore.BackupStats backup = backups.stats();
+    return new ReplicationStats(
+        owned.size(),
+        owned.unprotectedCount(),
+        owned.lastRecovery(),
+        backup.sessions(),
+        backup.bytesHeld(),
+        counters.fullsSent.sum(),
+        counters.deltasSent.sum(),
+        counters.touchBatchesSent.sum(),
+        counters.touchesSent.sum(),
+        counters.invalidationsSent.sum(),
+        counters.payloadBytesSent.sum(),
+        counters.acks.sum(),
+        counters.gapResends.sum(),
+        counters.ackTimeouts.sum(),
+        counters.sendFailures.sum(),
+        counters.refusedByBuddy.sum(),
+        counters.sessionsFenced.sum(),
+        counters.asyncOverflows.sum(),
+        outbox == null ? 0 : outbox.size(),
+        counters.unsetMutationsDetected.sum(),
+        counters.attributesNotReplicable.sum(),
+        counters.stateTransferSessions.sum(),
+        counters.stateTransferBytes.sum(),
+        counters.sessionsAdopted.sum(),
+        counters.sessionsPromoted.sum(),
+        counters.backupsExpired.sum());
+  }
+
+  /** Owned sessions of which the current buddy holds no copy right now. */
+  public int sessionsWithoutBackup() {
+    return owned.unprotectedCount();
+  }
+
+  /** How long the last view change took to get back to full protection; empty while none has completed. */
+  public Optional<Duration> lastReprotectionTime() {
+    return owned.lastRecovery();
+  }
+
+  @Override
+  public void close() {
+    if (outbox != null) {
+      outbox.close();
+    }
+    maintenance.shutdownNow();
+    membership.close();
+    transport.close();
+  }
+}

@@ -1,0 +1,41 @@
+package io.tandem.core.replicator;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A point-in-time view of the engine's counters and gauges, for JMX, logs and tests.
+ *
+ * @param ownedSessions sessions this node owns (live and adopted)
+ * @param sessionsWithoutBackup owned sessions of which the current buddy holds no copy right now
+ * @param lastReprotection how long the last view change took to get every owned session protected again
+ * @param backupSessions backups held for other owners
+ * @param backupBytes bytes those backups hold
+ */
+public record ReplicationStats(
+    int ownedSessions,
+    int sessionsWithoutBackup,
+    Optional<Duration> lastReprotection,
+    int backupSessions,
+    long backupBytes,
+    long fullsSent,
+    long deltasSent,
+    long touchBatchesSent,
+    long touchesSent,
+    long invalidationsSent,
+    long payloadBytesSent,
+    long acks,
+    long gapResends,
+    long ackTimeouts,
+    long sendFailures,
+    long refusedByBuddy,
+    long sessionsFenced,
+    long asyncOverflows,
+    long asyncQueued,
+    long unsetMutationsDetected,
+    long attributesNotReplicable,
+    long stateTransferSessions,
+    long stateTransferBytes,
+    long sessionsAdopted,
+    long sessionsPromoted,
+    long backupsExpired) {}

@@ -1,0 +1,157 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.Message.BulkTransfer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
+/**
+ * Re-protects sessions whose buddy has no copy: after a buddy died or a new one joined, after an owner died and
+ * its backups were adopted, after a timeout or an async overflow. Sessions go out in bulk messages of about
+ * {@code batchBytes}, one batch in flight at a time, paced by a {@link TokenBucket} so live traffic keeps its
+ * budget.
+ *
+ * <p>Implementation notes: {@code queue} and {@code inFlight} are guarded by {@code this}; batches are built and
+ * sent on the engine's maintenance executor, replies arrive on transport threads.
+ */
+final class StateTransfer {
+  private final ScheduledExecutorService executor;
+  private final TokenBucket bucket;
+  private final long batchBytes;
+  private final Supplier<Optional<NodeId>> buddy;
+  private final BiFunction<NodeId, Message, CompletableFuture<Message>> send;
+  private final FlushRules rules;
+  private final Callbacks callbacks;
+  private final Set<OwnedSession> queue = new LinkedHashSet<>();
+  private boolean inFlight;
+  private boolean pumpScheduled;
+
+  interface Callbacks {
+    void protectedAt(OwnedSession session, NodeId buddy, long version);
+
+    void failed(List<OwnedSession> sessions, NodeId buddy, Throwable cause);
+  }
+
+  StateTransfer(
+      ScheduledExecutorService executor,
+      TokenBucket bucket,
+      long batchBytes,
+      Supplier<Optional<NodeId>> buddy,
+      BiFunction<NodeId, Message, CompletableFuture<Message>> send,
+      FlushRules rules,
+      Callbacks callbacks) {
+    this.executor = executor;
+    this.bucket = bucket;
+    this.batchBytes = batchBytes;
+    this.buddy = buddy;
+    this.send = send;
+    this.rules = rules;
+    this.callbacks = callbacks;
+  }
+
+  void enqueue(OwnedSession session) {
+    synchronized (this) {
+      queue.add(session);
+    }
+    schedulePump(0);
+  }
+
+  synchronized int queued() {
+    return queue.size() + (inFlight ? 1 : 0);
+  }
+
+  private synchronized void schedulePump(long delayMillis) {
+    if (pumpScheduled || inFlight || queue.isEmpty()) {
+      return;
+    }
+    pumpScheduled = true;
+    executor.schedule(this::pump, delayMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized OwnedSession poll() {
+    Iterator<OwnedSession> it = queue.iterator();
+    if (!it.hasNext()) {
+      return null;
+    }
+    OwnedSession next = it.next();
+    it.remove();
+    return next;
+  }
+
+  private void pump() {
+    synchronized (this) {
+      pumpScheduled = false;
+      if (inFlight || queue.isEmpty()) {
+        return;
+      }
+    }
+    Optional<NodeId> target = buddy.get();
+    if (target.isEmpty()) {
+      return; // alone: nothing to send to; the next view change enqueues again
+    }
+    long wait = bucket.millisUntilAvailable();
+    if (wait > 0) {
+      schedulePump(wait);
+      return;
+    }
+    synchronized (this) {
+      inFlight = true;
+    }
+    // Snapshots are built outside this object's lock: building takes each session's lock, and request threads
+    // enqueue while holding a session's lock.
+    List<OwnedSession> sessions = new ArrayList<>();
+    List<SessionSnapshot> snapshots = new ArrayList<>();
+    long bytes = 0;
+    OwnedSession session;
+    while (bytes < batchBytes && (session = poll()) != null) {
+      if (!session.needsFull()) {
+        continue; // a request already sent it in full
+      }
+      Optional<SessionUpdate.Full> full = session.resync(rules);
+      if (full.isPresent()) {
+        sessions.add(session);
+        snapshots.add(full.get().snapshot());
+        bytes += full.get().payloadBytes();
+      }
+    }
+    if (sessions.isEmpty()) {
+      synchronized (this) {
+        inFlight = false;
+      }
+      schedulePump(0);
+      return;
+    }
+    bucket.consume(bytes);
+    NodeId to = target.get();
+    long batchBytesSent = bytes;
+    send.apply(to, new BulkTransfer(BulkTransfer.Purpose.BACKUP, snapshots))
+        .whenComplete(
+            (reply, failure) -> {
+              if (failure == null && reply instanceof Message.Ack) {
+                for (int i = 0; i < sessions.size(); i++) {
+                  callbacks.protectedAt(sessions.get(i), to, snapshots.get(i).version());
+                }
+                rules.counters().stateTransferSessions.add(sessions.size());
+                rules.counters().stateTransferBytes.add(batchBytesSent);
+              } else {
+                callbacks.failed(
+                    sessions, to, failure != null ? failure : new IllegalStateException("buddy answered " + reply));
+              }
+              synchronized (this) {
+                inFlight = false;
+              }
+              schedulePump(0);
+            });
+  }
+}

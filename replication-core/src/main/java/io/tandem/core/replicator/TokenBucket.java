@@ -1,0 +1,44 @@
+package io.tandem.core.replicator;
+
+import java.time.InstantSource;
+
+/**
+ * Paces state transfer to a byte rate so re-protection after a view change leaves live traffic its budget. The
+ * bucket may go into debt by one batch: a batch is never split, the next one just waits longer.
+ *
+ * <p>Implementation notes: guarded by {@code this}.
+ */
+final class TokenBucket {
+  private final InstantSource clock;
+  private final long bytesPerSecond;
+  private final long capacity;
+  private double tokens;
+  private long lastRefillMillis;
+
+  TokenBucket(InstantSource clock, long bytesPerSecond, long capacity) {
+    this.clock = clock;
+    this.bytesPerSecond = bytesPerSecond;
+    this.capacity = capacity;
+    this.tokens = capacity;
+    this.lastRefillMillis = clock.millis();
+  }
+
+  /** Milliseconds until a send may start; zero when it may start now. */
+  synchronized long millisUntilAvailable() {
+    refill();
+    return tokens > 0 ? 0 : (long) Math.ceil(-tokens * 1000.0 / bytesPerSecond) + 1;
+  }
+
+  synchronized void consume(long bytes) {
+    refill();
+    tokens -= bytes;
+  }
+
+  private void refill() {
+    long now = clock.millis();
+    if (now > lastRefillMillis) {
+      tokens = Math.min(capacity, tokens + (now - lastRefillMillis) * bytesPerSecond / 1000.0);
+      lastRefillMillis = now;
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package io.tandem.core.wire;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * Cuts a byte stream into frames and decodes each into an {@link Envelope}. Bytes may arrive in any chunking.
+ *
+ * <p>Memory: the decoder never allocates more than one frame, and only after checking the frame's declared length
+ * against {@code maxFrameSize}; an oversized frame is reported at once and its bytes are then skipped as they
+ * arrive, never buffered. {@link #feed} keeps a reference to the caller's buffer instead of copying it: the caller
+ * must leave the buffer alone until {@link #next} has returned null.
+ *
+ * <p>After an {@link OversizedFrameException}, {@link UnsupportedProtocolVersionException}, {@link
+ * UnknownMessageTypeException} or {@link MalformedMessageException} the next call continues with the following
+ * frame. After a {@link CorruptFrameException} frame boundaries are lost and every call throws it again.
+ *
+ * <p>Implementation notes: one decoder per connection, used by one thread at a time (the connection's); no locks.
+ */
+public final class FrameDecoder {
+  private enum State {
+    LENGTH,
+    FRAME,
+    SKIP
+  }
+
+  private final int maxFrameSize;
+  private final ArrayDeque<ByteBuffer> input = new ArrayDeque<>();
+  private final byte[] lengthBytes = new byte[MessageCodec.LENGTH_BYTES];
+  private int lengthFilled;
+  private State state = State.LENGTH;
+  private byte[] frame;
+  private int frameFilled;
+  private long skipRemaining;
+  private CorruptFrameException failure;
+
+  /** @param maxFrameSize the largest frame accepted, length prefix included */
+  public FrameDecoder(int maxFrameSize) {
+    if (maxFrameSize < MessageCodec.LENGTH_BYTES + MessageCodec.HEADER_BYTES) {
+      throw new IllegalArgumentException("maxFrameSize " + maxFrameSize + " is smaller than a frame header");
+    }
+    this.maxFrameSize = maxFrameSize;
+  }
+
+  public int maxFrameSize() {
+    return maxFrameSize;
+  }
+
+  /** Adds bytes; they are consumed by {@link #next}. */
+  public void feed(ByteBuffer bytes) {
+    if (bytes.hasRemaining()) {
+      input.addLast(bytes);
+    }
+  }
+
+  /**
+   * The next complete envelope, or null when more bytes are needed.
+   *
+   * @throws WireException for a frame that cannot be accepted; see the class comment for what happens next
+   */
+  public Envelope next() {
+    if (failure != null) {
+      throw failure;
+    }
+    while (true) {
+      switch (state) {
+        case LENGTH -> {
+          lengthFilled += take(lengthBytes, lengthFilled, lengthBytes.length - lengthFilled);
+          if (lengthFilled < lengthBytes.length) {
+            return null;
+          }
+          lengthFilled = 0;
+          int length = ByteBuffer.wrap(lengthBytes).getInt();
+          if (length < MessageCodec.HEADER_BYTES) {
+            failure = new CorruptFrameException(
+                "frame length " + length + " is shorter than the " + MessageCodec.HEADER_BYTES + "-byte header; the stream is out of sync");
+            throw failure;
+          }
+          if ((long) length + MessageCodec.LENGTH_BYTES > maxFrameSize) {
+            state = State.SKIP;
+            skipRemaining = length;
+            throw new OversizedFrameException((long) length + MessageCodec.LENGTH_BYTES, maxFrameSize);
+          }
+          frame = new byte[length];
+          frameFilled = 0;
+          state = State.FRAME;
+        }
+        case SKIP -> {
+          skipRemaining -= skip(skipRemaining);
+          if (skipRemaining > 0) {
+            return null;
+          }
+          state = State.LENGTH;
+        }
+        case FRAME -> {
+          frameFilled += take(frame, frameFilled, frame.length - frameFilled);
+          if (frameFilled < frame.length) {
+            return null;
+          }
+          byte[] complete = frame;
+          frame = null;
+          state = State.LENGTH;
+          return decode(complete);
+        }
+      }
+    }
+  }
+
+  /** Declares the end of the stream. */
+  public void finish() {
+    if (failure != null) {
+      throw failure;
+    }
+    long buffered = input.stream().mapToLong(ByteBuffer::remaining).sum();
+    switch (state) {
+      case LENGTH -> {
+        if (lengthFilled + buffered > 0) {
+          throw new TruncatedFrameException(lengthFilled + buffered, MessageCodec.LENGTH_BYTES);
+        }
+      }
+      case FRAME -> throw new TruncatedFrameException(frameFilled + buffered, frame.length);
+      case SKIP -> throw new TruncatedFrameException(buffered, skipRemaining);
+    }
+  }
+
+  private static Envelope decode(byte[] frame) {
+    ByteBuffer in = ByteBuffer.wrap(frame);
+    int version = in.get() & 0xff;
+    int typeCode = in.get() & 0xff;
+    int flags = in.get() & 0xff;
+    long correlationId = in.getLong();
+    if (version != MessageCodec.PROTOCOL_VERSION) {
+      throw new UnsupportedProtocolVersionException(version, correlationId);
+    }
+    MessageType type = MessageType.fromCode(typeCode);
+    if (type == null) {
+      throw new UnknownMessageTypeException(typeCode, correlationId);
+    }
+    if ((flags & ~MessageCodec.FLAG_RESPONSE) != 0) {
+      throw new MalformedMessageException("unknown flags " + Integer.toBinaryString(flags) + " on a " + type + " frame", correlationId);
+    }
+    try {
+      Message message = MessageCodec.decodePayload(type, in.slice());
+      return new Envelope(correlationId, (flags & MessageCodec.FLAG_RESPONSE) != 0, message);
+    } catch (MalformedMessageException e) {
+      throw new MalformedMessageException(e.getMessage(), correlationId);
+    }
+  }
+
+  private int take(byte[] into, int offset, int wanted) {
+    int copied = 0;
+    while (copied < wanted && !input.isEmpty()) {
+      ByteBuffer head = input.peekFirst();
+      int n = Math.min(wanted - copied, head.remaining());
+      head.get(into, offset + copied, n);
+      copied += n;
+      if (!head.hasRemaining()) {
+        input.pollFirst();
+      }
+    }
+    return copied;
+  }
+
+  private long skip(long wanted) {
+    long skipped = 0;
+    while (skipped < wanted && !input.isEmpty()) {
+      ByteBuffer head = input.peekFirst();
+      int n = (int) Math.min(wanted - skipped, head.remaining());
+      head.position(head.position() + n);
+      skipped += n;
+      if (!head.hasRemaining()) {
+        input.pollFirst();
+      }
+    }
+    return skipped;
+  }
+}

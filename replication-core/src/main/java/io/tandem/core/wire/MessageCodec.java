@@ -1,0 +1,250 @@
+package io.tandem.core.wire;
+
+import io.tandem.core.session.Blob;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The wire format. A frame is {@code [int32 length][u8 protocol version][u8 type][u8 flags][int64 correlation
+ * id][payload]}, big-endian, where the length counts every byte after itself. Payloads are written field by field;
+ * enum constants travel as their ordinal, so constants of {@link Message}'s enums may only ever be appended.
+ *
+ * <p>Decoding is strict: every length is checked against the bytes present before allocating, a payload must be
+ * consumed exactly, and whatever a record's constructor rejects becomes a {@link MalformedMessageException}.
+ */
+public final class MessageCodec {
+  public static final int PROTOCOL_VERSION = 1;
+  public static final int LENGTH_BYTES = 4;
+  /** Bytes counted by the length before the payload: version, type, flags, correlation id. */
+  public static final int HEADER_BYTES = 11;
+
+  static final int FLAG_RESPONSE = 1;
+
+  private MessageCodec() {}
+
+  /** The complete frame, ready to write. */
+  public static ByteBuffer encode(Envelope envelope) {
+    WireWriter w = new WireWriter(256);
+    w.i32(0);
+    w.u8(PROTOCOL_VERSION);
+    w.u8(envelope.message().type().code());
+    w.u8(envelope.response() ? FLAG_RESPONSE : 0);
+    w.i64(envelope.correlationId());
+    writePayload(w, envelope.message());
+    w.putI32(0, w.position() - LENGTH_BYTES);
+    return w.toBuffer();
+  }
+
+  public static byte[] encodeToBytes(Envelope envelope) {
+    ByteBuffer frame = encode(envelope);
+    byte[] bytes = new byte[frame.remaining()];
+    frame.get(bytes);
+    return bytes;
+  }
+
+  /** Decodes exactly one complete frame (for in-memory transports and tests); same checks as the FrameDecoder. */
+  public static Envelope decodeFrame(ByteBuffer frame, int maxFrameSize) {
+    FrameDecoder decoder = new FrameDecoder(maxFrameSize);
+    decoder.feed(frame);
+    Envelope envelope = decoder.next();
+    decoder.finish();
+    if (envelope == null) {
+      throw new TruncatedFrameException(0, LENGTH_BYTES);
+    }
+    return envelope;
+  }
+
+  /** Decodes a payload of the given type; the buffer must hold exactly that payload. */
+  public static Message decodePayload(MessageType type, ByteBuffer payload) {
+    WireReader r = new WireReader(payload);
+    Message message;
+    try {
+      message = readPayload(type, r);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new MalformedMessageException(type + " payload is invalid: " + e.getMessage());
+    }
+    r.expectEnd(type.toString());
+    return message;
+  }
+
+  private static void writePayload(WireWriter w, Message message) {
+    if (message instanceof Message.Handshake m) {
+      w.i32(m.protocolVersion());
+      w.string(m.clusterName());
+      w.string(m.node().value());
+      w.blob(m.nonce());
+      w.blob(m.proof());
+    } else if (message instanceof Message.FullSession m) {
+      writeSnapshot(w, m.snapshot());
+    } else if (message instanceof Message.SessionDelta m) {
+      w.string(m.sessionId());
+      w.i64(m.epoch());
+      w.i64(m.baseVersion());
+      w.i64(m.version());
+      w.bool(m.metadata() != null);
+      if (m.metadata() != null) {
+        writeMetadata(w, m.metadata());
+      }
+      writeBlobs(w, m.set());
+      w.i32(m.removed().size());
+      m.removed().forEach(w::string);
+    } else if (message instanceof Message.TouchBatch m) {
+      w.i32(m.touches().size());
+      for (Message.Touch t : m.touches()) {
+        w.string(t.sessionId());
+        w.i64(t.epoch());
+        w.i64(t.lastAccessedTime());
+      }
+    } else if (message instanceof Message.Invalidate m) {
+      w.string(m.sessionId());
+      w.i64(m.epoch());
+      w.i64(m.version());
+      w.u8(m.reason().ordinal());
+    } else if (message instanceof Message.IdChange m) {
+      w.string(m.oldId());
+      w.string(m.newId());
+      w.i64(m.epoch());
+      w.i64(m.version());
+    } else if (message instanceof Message.Ack m) {
+      w.i64(m.epoch());
+      w.i64(m.version());
+    } else if (message instanceof Message.Nack m) {
+      w.u8(m.reason().ordinal());
+      w.i64(m.epoch());
+      w.i64(m.version());
+      w.string(m.detail());
+    } else if (message instanceof Message.Locate m) {
+      w.string(m.sessionId());
+    } else if (message instanceof Message.LocateReply m) {
+      w.string(m.sessionId());
+      w.u8(m.holding().ordinal());
+      w.i64(m.epoch());
+      w.i64(m.version());
+    } else if (message instanceof Message.Migrate m) {
+      w.string(m.sessionId());
+      w.string(m.requester().value());
+      w.i64(m.newEpoch());
+    } else if (message instanceof Message.BulkTransfer m) {
+      w.u8(m.purpose().ordinal());
+      w.i32(m.sessions().size());
+      m.sessions().forEach(s -> writeSnapshot(w, s));
+    } else {
+      throw new IllegalArgumentException("no encoding for " + message.type());
+    }
+  }
+
+  private static Message readPayload(MessageType type, WireReader r) {
+    return switch (type) {
+      case HANDSHAKE ->
+          new Message.Handshake(
+              r.i32("protocolVersion"), r.string("clusterName"), new NodeId(r.string("node")), r.blob("nonce"), r.blob("proof"));
+      case FULL_SESSION -> new Message.FullSession(readSnapshot(r));
+      case SESSION_DELTA -> {
+        String id = r.string("sessionId");
+        long epoch = r.i64("epoch");
+        long base = r.i64("baseVersion");
+        long version = r.i64("version");
+        SessionMetadata metadata = r.bool("metadata presence") ? readMetadata(r) : null;
+        Map<String, Blob> set = readBlobs(r, "set");
+        int removedCount = r.count("removed", 4);
+        Set<String> removed = new HashSet<>();
+        for (int i = 0; i < removedCount; i++) {
+          removed.add(r.string("removed name"));
+        }
+        yield new Message.SessionDelta(id, epoch, base, version, metadata, set, removed);
+      }
+      case TOUCH_BATCH -> {
+        int n = r.count("touches", 20);
+        List<Message.Touch> touches = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          touches.add(new Message.Touch(r.string("sessionId"), r.i64("epoch"), r.i64("lastAccessedTime")));
+        }
+        yield new Message.TouchBatch(touches);
+      }
+      case INVALIDATE ->
+          new Message.Invalidate(
+              r.string("sessionId"), r.i64("epoch"), r.i64("version"), r.enumValue(Message.InvalidateReason.class, "reason"));
+      case ID_CHANGE -> new Message.IdChange(r.string("oldId"), r.string("newId"), r.i64("epoch"), r.i64("version"));
+      case ACK -> new Message.Ack(r.i64("epoch"), r.i64("version"));
+      case NACK ->
+          new Message.Nack(r.enumValue(Message.Nack.Reason.class, "reason"), r.i64("epoch"), r.i64("version"), r.string("detail"));
+      case LOCATE -> new Message.Locate(r.string("sessionId"));
+      case LOCATE_REPLY ->
+          new Message.LocateReply(
+              r.string("sessionId"), r.enumValue(Message.LocateReply.Holding.class, "holding"), r.i64("epoch"), r.i64("version"));
+      case MIGRATE -> new Message.Migrate(r.string("sessionId"), new NodeId(r.string("requester")), r.i64("newEpoch"));
+      case BULK_TRANSFER -> {
+        Message.BulkTransfer.Purpose purpose = r.enumValue(Message.BulkTransfer.Purpose.class, "purpose");
+        int n = r.count("sessions", 40);
+        List<SessionSnapshot> sessions = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          sessions.add(readSnapshot(r));
+        }
+        yield new Message.BulkTransfer(purpose, sessions);
+      }
+    };
+  }
+
+  private static void writeSnapshot(WireWriter w, SessionSnapshot s) {
+    w.string(s.id());
+    w.i64(s.epoch());
+    w.i64(s.version());
+    writeMetadata(w, s.metadata());
+    writeBlobs(w, s.attributes());
+  }
+
+  private static SessionSnapshot readSnapshot(WireReader r) {
+    String id = r.string("sessionId");
+    long epoch = r.i64("epoch");
+    long version = r.i64("version");
+    SessionMetadata metadata = readMetadata(r);
+    return new SessionSnapshot(id, epoch, version, metadata, readBlobs(r, "attributes"));
+  }
+
+  private static void writeMetadata(WireWriter w, SessionMetadata m) {
+    w.i64(m.creationTime());
+    w.i64(m.lastAccessedTime());
+    w.i32(m.maxInactiveIntervalSeconds());
+    w.nullableString(m.authType());
+    w.nullableBlob(m.principal());
+    writeBlobs(w, m.notes());
+  }
+
+  private static SessionMetadata readMetadata(WireReader r) {
+    return new SessionMetadata(
+        r.i64("creationTime"),
+        r.i64("lastAccessedTime"),
+        r.i32("maxInactiveInterval"),
+        r.nullableString("authType"),
+        r.nullableBlob("principal"),
+        readBlobs(r, "notes"));
+  }
+
+  private static void writeBlobs(WireWriter w, Map<String, Blob> blobs) {
+    w.i32(blobs.size());
+    for (Map.Entry<String, Blob> e : blobs.entrySet()) {
+      w.string(e.getKey());
+      w.blob(e.getValue());
+    }
+  }
+
+  private static Map<String, Blob> readBlobs(WireReader r, String what) {
+    int n = r.count(what, 8);
+    Map<String, Blob> blobs = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      String name = r.string(what + " name");
+      if (blobs.put(name, r.blob(what + " value")) != null) {
+        throw new MalformedMessageException(what + " repeats the name " + name);
+      }
+    }
+    return blobs;
+  }
+}

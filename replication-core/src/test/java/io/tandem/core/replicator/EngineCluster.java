@@ -1,0 +1,138 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.codec.AttributeCodec;
+import io.tandem.core.codec.AttributeCodecs;
+import io.tandem.core.codec.ClassFilter;
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.session.Blob;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.testing.InMemoryCluster;
+import io.tandem.core.testing.InMemoryNetwork;
+import io.tandem.core.testing.ManualClock;
+import io.tandem.core.wire.Envelope;
+import io.tandem.core.wire.MessageCodec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
+
+/**
+ * Several engines on an in-memory network and membership, sharing one manual clock. Every message crosses the
+ * real wire codec, so what the engines exchange is exactly what a socket would carry.
+ */
+final class EngineCluster implements AutoCloseable {
+  static final Duration TIMEOUT = Duration.ofMillis(400);
+
+  final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+  final InMemoryNetwork network = new InMemoryNetwork();
+  final InMemoryCluster cluster = new InMemoryCluster();
+  final ReplicationConfig config;
+  private final Map<String, Node> nodes = new LinkedHashMap<>();
+
+  EngineCluster(ReplicationConfig config, String... nodeIds) throws Exception {
+    this.config = config;
+    network.setWireHook(
+        message -> MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message());
+    for (String id : nodeIds) {
+      start(id);
+    }
+  }
+
+  Node start(String id) throws Exception {
+    NodeId nodeId = new NodeId(id);
+    AttributeCodec codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
+    RecordingListener listener = new RecordingListener();
+    var transport = network.transport(nodeId, TIMEOUT);
+    var membership = cluster.join(nodeId, transport.localAddress());
+    ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, clock, listener);
+    engine.start();
+    Node node = new Node(engine, codec, listener);
+    nodes.put(id, node);
+    return node;
+  }
+
+  Node node(String id) {
+    return nodes.get(id);
+  }
+
+  /** The node stops at once: no goodbye, its peers see it vanish from the view. */
+  void crash(String id) {
+    NodeId nodeId = new NodeId(id);
+    network.crash(nodeId);
+    cluster.crash(nodeId);
+  }
+
+  @Override
+  public void close() {
+    nodes.values().forEach(n -> n.engine.close());
+    network.close();
+    cluster.close();
+  }
+
+  final class Node {
+    final ReplicationEngine engine;
+    final AttributeCodec codec;
+    final RecordingListener listener;
+    final Map<String, TestSession> sessions = new ConcurrentHashMap<>();
+
+    Node(ReplicationEngine engine, AttributeCodec codec, RecordingListener listener) {
+      this.engine = engine;
+      this.codec = codec;
+      this.listener = listener;
+    }
+
+    TestSession create(String id) {
+      TestSession session = new TestSession(engine, id, SessionMetadata.created(clock.millis(), 1800));
+      sessions.put(id, session);
+      engine.sessionCreated(id, session);
+      return session;
+    }
+
+    /** One request: access, run the work, flush. Returns the flush outcome. */
+    FlushOutcome request(String id, BiConsumer<TestSession, Set<String>> work) {
+      TestSession session = sessions.get(id);
+      session.access(clock.millis());
+      Set<String> reads = new HashSet<>();
+      work.accept(session, reads);
+      return engine.flush(session.id(), reads);
+    }
+
+    /** The attributes of this node's backup of {@code id}, deserialized for comparison. */
+    Optional<Map<String, Object>> backup(String id) {
+      return engine.backupOf(id).map(this::decode);
+    }
+
+    Map<String, Object> decode(SessionSnapshot snapshot) {
+      Map<String, Object> values = new HashMap<>();
+      for (Map.Entry<String, Blob> e : snapshot.attributes().entrySet()) {
+        values.put(e.getKey(), codec.decode(e.getValue(), getClass().getClassLoader()));
+      }
+      return values;
+    }
+  }
+
+  static final class RecordingListener implements ReplicationListener {
+    final List<String> unsetMutations = new CopyOnWriteArrayList<>();
+    final List<String> fenced = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void attributeChangedWithoutSet(String sessionId, String attribute) {
+      unsetMutations.add(sessionId + "/" + attribute);
+    }
+
+    @Override
+    public void sessionFenced(String sessionId, String reason) {
+      fenced.add(sessionId);
+    }
+  }
+}
