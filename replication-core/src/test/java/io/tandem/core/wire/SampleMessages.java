@@ -1,0 +1,46 @@
+package io.tandem.core.wire;
+
+import io.tandem.core.session.Blob;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** One or more representative instances of every message type, edge cases included. */
+final class SampleMessages {
+  private SampleMessages() {}
+
+  static Blob blob(String s) {
+    return Blob.wrap(s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static SessionSnapshot snapshot(String id) {
+    SessionMetadata metadata =
+        new SessionMetadata(1_000, 2_000, 1800, "FORM", blob("principal-bytes"), Map.of("org.apache.catalina.FORM_REQUEST", blob("saved")));
+    return new SessionSnapshot(id, 3, 17, metadata, Map.of("cart", blob("book,pen"), "user", blob("alice"), "empty", Blob.EMPTY));
+  }
+
+  static List<Message> all() {
+    SessionMetadata anonymous = SessionMetadata.created(5, 0);
+    return List.of(
+        new Message.Handshake(MessageCodec.PROTOCOL_VERSION, "tandem-cluster", new NodeId("node-1"), blob("nonce"), blob("proof")),
+        new Message.FullSession(snapshot("s-full")),
+        new Message.FullSession(new SessionSnapshot("s-empty", 0, 0, anonymous, Map.of())),
+        new Message.SessionDelta("s-delta", 3, 17, 18, snapshot("x").metadata(), Map.of("a", blob("1")), Set.of("b", "c")),
+        new Message.SessionDelta("s-delta", 3, 17, 18, null, Map.of(), Set.of()),
+        new Message.TouchBatch(List.of(new Message.Touch("s1", 1, 100), new Message.Touch("s2", 2, 200))),
+        new Message.TouchBatch(List.of()),
+        new Message.Invalidate("s1", 1, 9, Message.InvalidateReason.EXPIRED),
+        new Message.IdChange("old", "new-ünïcödé", 2, 10),
+        new Message.Ack(4, 5),
+        new Message.Nack(Message.Nack.Reason.GAP, 1, 2, "backup is at version 2"),
+        new Message.Locate("s1"),
+        new Message.LocateReply("s1", Message.LocateReply.Holding.BACKUP, 3, 4),
+        new Message.Migrate("s1", new NodeId("node-2"), 7),
+        new Message.BulkTransfer(Message.BulkTransfer.Purpose.BACKUP, List.of(snapshot("b1"), snapshot("b2"))),
+        new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, List.of()));
+  }
+}
