@@ -5,33 +5,35 @@ import com.esotericsoftware.kryo.io.Input;
 
 /**
  * A Kryo input over one serialized value that refuses lengths the value cannot contain. Kryo reads collection,
- * array and string lengths and then allocates; a crafted length would allocate gigabytes. Every positive varint
- * here (lengths, sizes, reference and class-name ids) is at most the value's byte count, and at most the
- * collection limit, or the bytes are corrupt.
+ * array and string lengths and then allocates; a crafted length would allocate gigabytes. Strings are checked
+ * here; collections, maps and arrays by the codec's bounded serializers through {@link #fits} and {@link
+ * #checkNextArrayLength}.
  */
 final class BoundedKryoInput extends Input {
   private final int maxCount;
 
   BoundedKryoInput(byte[] bytes, int maxCollectionSize) {
     super(bytes);
-    this.maxCount = Math.min(bytes.length, maxCollectionSize) + 1;
+    this.maxCount = maxCollectionSize;
   }
 
-  @Override
-  public int readVarInt(boolean optimizePositive) {
-    return bounded(super.readVarInt(optimizePositive), optimizePositive);
-  }
-
-  @Override
-  public int readVarIntFlag(boolean optimizePositive) {
-    return bounded(super.readVarIntFlag(optimizePositive), optimizePositive);
-  }
-
-  private int bounded(int value, boolean length) {
-    if (length && (value < 0 || value > maxCount)) {
-      throw new KryoException("length or id " + value + " cannot occur in a value of " + limit + " bytes");
+  /**
+   * Checks, without consuming it, the length an array serializer is about to read (Kryo writes length + 1, zero
+   * meaning null): each element takes at least one byte, so a length beyond the bytes left is corrupt.
+   */
+  void checkNextArrayLength() {
+    int start = position;
+    int lengthPlusOne = readVarInt(true);
+    setPosition(start);
+    long length = (lengthPlusOne & 0xffffffffL) - 1;
+    if (length > maxCount || length > limit - start) {
+      throw new KryoException("array of " + length + " elements cannot occur in the " + (limit - start) + " bytes left");
     }
-    return value;
+  }
+
+  /** Whether {@code size} elements of at least {@code minBytes} each fit in what is left. */
+  boolean fits(int size, int minBytes) {
+    return size >= 0 && size <= maxCount && (long) size * minBytes <= limit - position;
   }
 
   @Override

@@ -26,7 +26,7 @@ public final class ClassFilter {
           "java.util.EnumMap", "java.util.EnumSet", "java.util.RegularEnumSet", "java.util.JumboEnumSet",
           "java.util.Date", "java.util.UUID", "java.util.Locale", "java.util.Currency", "java.util.Map$Entry",
           "java.util.AbstractMap$SimpleEntry", "java.util.AbstractMap$SimpleImmutableEntry",
-          "java.util.Arrays$ArrayList", "java.util.Collections$*", "java.util.ImmutableCollections$*",
+          "java.util.Arrays$ArrayList", "java.util.Collections$*", "java.util.ImmutableCollections$*", "java.util.CollSer",
           "java.util.concurrent.ConcurrentHashMap", "java.util.concurrent.CopyOnWriteArrayList",
           "java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.atomic.AtomicLong",
           "java.util.concurrent.atomic.AtomicBoolean", "java.net.URI", "java.util.Vector", "java.util.Hashtable",

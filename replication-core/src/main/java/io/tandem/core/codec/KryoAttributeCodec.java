@@ -163,7 +163,8 @@ public final class KryoAttributeCodec implements AttributeCodec {
           || name.equals("java.util.Arrays$ArrayList")) {
         return new JdkFallbackSerializer(jdk);
       }
-      return super.getDefaultSerializer(type);
+      Serializer serializer = super.getDefaultSerializer(type);
+      return type.isArray() ? new BoundedArraySerializer(serializer) : serializer;
     }
   }
 
@@ -199,8 +200,8 @@ public final class KryoAttributeCodec implements AttributeCodec {
 
     @Override
     protected Collection create(Kryo kryo, Input input, Class type, int size) {
-      if (size > max) {
-        throw new CodecException("collection of " + size + " elements exceeds the limit of " + max);
+      if (size > max || !((BoundedKryoInput) input).fits(size, 1)) {
+        throw new CodecException("collection of " + size + " elements exceeds the limit of " + max + " or the bytes left");
       }
       return super.create(kryo, input, type, size);
     }
@@ -216,10 +217,32 @@ public final class KryoAttributeCodec implements AttributeCodec {
 
     @Override
     protected Map create(Kryo kryo, Input input, Class type, int size) {
-      if (size > max) {
-        throw new CodecException("map of " + size + " entries exceeds the limit of " + max);
+      if (size > max || !((BoundedKryoInput) input).fits(size, 2)) {
+        throw new CodecException("map of " + size + " entries exceeds the limit of " + max + " or the bytes left");
       }
       return super.create(kryo, input, type, size);
+    }
+  }
+
+  /** Refuses an array length the remaining bytes cannot hold before the array serializer allocates it. */
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  private static final class BoundedArraySerializer extends Serializer {
+    private final Serializer delegate;
+
+    BoundedArraySerializer(Serializer delegate) {
+      super(delegate.getAcceptsNull(), delegate.isImmutable());
+      this.delegate = delegate;
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, Object object) {
+      delegate.write(kryo, output, object);
+    }
+
+    @Override
+    public Object read(Kryo kryo, Input input, Class type) {
+      ((BoundedKryoInput) input).checkNextArrayLength();
+      return delegate.read(kryo, input, type);
     }
   }
 
@@ -241,6 +264,9 @@ public final class KryoAttributeCodec implements AttributeCodec {
     @Override
     public Object read(Kryo kryo, Input input, Class<? extends Object> type) {
       int length = input.readVarInt(true);
+      if (!((BoundedKryoInput) input).fits(length, 1)) {
+        throw new CodecException("embedded serialized value of " + length + " bytes exceeds the bytes left");
+      }
       return jdk.decode(Blob.wrap(input.readBytes(length)), kryo.getClassLoader());
     }
   }
