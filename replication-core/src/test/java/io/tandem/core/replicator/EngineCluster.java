@@ -46,6 +46,11 @@ final class EngineCluster implements AutoCloseable {
     for (String id : nodeIds) {
       start(id);
     }
+    if (nodeIds.length > 1) {
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> nodes.values().stream().allMatch(n -> n.engine.buddy().isPresent()));
+    }
   }
 
   Node start(String id) throws Exception {
@@ -124,6 +129,12 @@ final class EngineCluster implements AutoCloseable {
   static final class RecordingListener implements ReplicationListener {
     final List<String> unsetMutations = new CopyOnWriteArrayList<>();
     final List<String> fenced = new CopyOnWriteArrayList<>();
+    final List<String> notReplicable = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void attributeNotReplicable(String sessionId, String attribute, io.tandem.core.codec.CodecException cause) {
+      notReplicable.add(sessionId + "/" + attribute + ": " + cause.getMessage());
+    }
 
     @Override
     public void attributeChangedWithoutSet(String sessionId, String attribute) {

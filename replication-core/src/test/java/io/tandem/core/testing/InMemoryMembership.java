@@ -20,6 +20,8 @@ public final class InMemoryMembership implements Membership {
   private final ExecutorService dispatcher;
   private volatile MembershipView latest = new MembershipView(0, List.of());
   private volatile boolean silenced;
+  /** The last view handed to listeners; only the dispatcher thread touches it. */
+  private MembershipView dispatched = new MembershipView(0, List.of());
 
   InMemoryMembership(InMemoryCluster cluster, Member self) {
     this.cluster = cluster;
@@ -57,7 +59,7 @@ public final class InMemoryMembership implements Membership {
     dispatcher.execute(
         () -> {
           listeners.add(listener);
-          notify(listener, latest);
+          notify(listener, dispatched);
         });
   }
 
@@ -69,6 +71,7 @@ public final class InMemoryMembership implements Membership {
     dispatcher.execute(
         () -> {
           if (!silenced) {
+            dispatched = view;
             listeners.forEach(l -> notify(l, view));
           }
         });
