@@ -166,8 +166,21 @@ final class OwnedSession {
       return content.encode(name, rules.codec);
     } catch (CodecException e) {
       rules.reportNotReplicable(id, name, e);
+      if (isRaceWithTheApplication(e)) {
+        // Another thread changed the value while it was being serialized: try again at the next flush.
+        pending.attributeChanged(name);
+      }
       return Optional.empty();
     }
+  }
+
+  private static boolean isRaceWithTheApplication(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.util.ConcurrentModificationException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void detectUnsetMutations(FlushRules rules) {

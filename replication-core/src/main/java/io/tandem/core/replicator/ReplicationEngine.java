@@ -552,14 +552,28 @@ public final class ReplicationEngine implements AutoCloseable {
 
   private void onBulkAck(OwnedSession session, NodeId to, long version) {
     counters.acks.increment();
-    if (!to.equals(buddy)) {
-      return;
+    if (to.equals(buddy)) {
+      owned.markProtected(session, version);
     }
-    owned.markProtected(session, version);
-    NodeId previous = releaseAfterProtection.remove(session);
-    MembershipView current = view;
-    if (previous != null && current != null && current.contains(previous) && !previous.equals(to)) {
-      transport.request(previous, new Message.Invalidate(session.id(), session.epoch(), session.version(), InvalidateReason.RELEASED));
+  }
+
+  /**
+   * Once a session is protected on its new buddy, the previous buddy (still alive after a join moved the ring)
+   * drops its now-redundant copy. Not before: until then that copy is the only backup.
+   */
+  private void releaseFormerBackups(MembershipView current, NodeId to) {
+    for (var it = releaseAfterProtection.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<OwnedSession, NodeId> entry = it.next();
+      OwnedSession session = entry.getKey();
+      NodeId former = entry.getValue();
+      if (!session.isActive()) {
+        it.remove();
+      } else if (session.isProtected()) {
+        it.remove();
+        if (current.contains(former) && !former.equals(to)) {
+          transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), InvalidateReason.RELEASED));
+        }
+      }
     }
   }
 
@@ -595,6 +609,7 @@ public final class ReplicationEngine implements AutoCloseable {
       transport.request(to, new Message.TouchBatch(due));
     }
     if (current != null) {
+      releaseFormerBackups(current, to);
       long grace = config.touchLagCap().plus(config.orphanGrace()).toMillis();
       counters.backupsExpired.add(backups.expireOrphans(current::contains, grace).size());
     }

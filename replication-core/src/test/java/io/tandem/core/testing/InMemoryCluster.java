@@ -3,73 +3,112 @@ package io.tandem.core.testing;
 import io.tandem.core.spi.Member;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.Objects;
 
 /**
- * Agreed membership for tests: one authority numbers the views and tells every live member, in order. A crashed
- * member silently drops out of the others' views and hears nothing more.
+ * A membership service in one JVM: it agrees on views instantly and issues them with increasing view ids, so
+ * engine tests control exactly when nodes join, leave and crash.
  *
- * <p>Implementation notes: all state is guarded by {@code this}; views are handed to each member's own dispatcher
- * thread while holding the lock, so every member receives them in view-id order.
+ * <p>Implementation notes (who owns what): {@link #lock} guards {@link #members} (started, live members in
+ * join order), {@link #view} and {@link #closed}. A new view is built and handed to every member's dispatcher
+ * while holding the lock, so members receive views in the same order the cluster issued them; listeners run
+ * later on each member's own dispatcher thread, never under the lock.
  */
 public final class InMemoryCluster implements AutoCloseable {
-  private final Map<NodeId, InMemoryMembership> joined = new LinkedHashMap<>();
-  private final Map<NodeId, Member> live = new TreeMap<>();
-  private long viewId;
-  private MembershipView current = new MembershipView(0, List.of());
+  private final Object lock = new Object();
+  private final Map<NodeId, InMemoryMembership> members = new LinkedHashMap<>();
+  private MembershipView view = new MembershipView(0, List.of());
+  private boolean closed;
 
-  /** A membership for the node; it becomes a member when the membership is started. */
-  public synchronized InMemoryMembership join(NodeId id, String transportAddress) {
-    InMemoryMembership membership = new InMemoryMembership(this, new Member(id, transportAddress));
-    joined.put(id, membership);
-    return membership;
+  /** A membership for {@code id}; it joins the cluster on {@link InMemoryMembership#start()}. */
+  public InMemoryMembership join(NodeId id, String transportAddress) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(transportAddress, "transportAddress");
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("cluster closed");
+      }
+      return new InMemoryMembership(this, new Member(id, transportAddress));
+    }
   }
 
-  synchronized void start(InMemoryMembership membership) {
-    joined.put(membership.localNode(), membership);
-    live.put(membership.localNode(), membership.self());
-    publish();
+  /** The node leaves gracefully, as if it closed its membership. Does nothing if it is not a member. */
+  public void leave(NodeId id) {
+    InMemoryMembership member;
+    synchronized (lock) {
+      member = members.get(id);
+    }
+    if (member != null) {
+      member.close();
+    }
   }
 
-  /** Graceful leave. */
-  synchronized void leave(NodeId id) {
-    joined.remove(id);
-    if (live.remove(id) != null) {
+  /**
+   * The node dies: the others get a view without it, and its own listeners get no further views (not even
+   * views already issued but not yet delivered to them).
+   */
+  public void crash(NodeId id) {
+    synchronized (lock) {
+      InMemoryMembership member = members.get(id);
+      if (member == null) {
+        throw new IllegalArgumentException("no member " + id);
+      }
+      member.silence();
+      remove(member);
+    }
+  }
+
+  /** The latest view the cluster issued. */
+  public MembershipView currentView() {
+    synchronized (lock) {
+      return view;
+    }
+  }
+
+  /** Silences every member; no view is issued afterwards. */
+  @Override
+  public void close() {
+    List<InMemoryMembership> all;
+    synchronized (lock) {
+      closed = true;
+      all = new ArrayList<>(members.values());
+      members.clear();
+    }
+    all.forEach(InMemoryMembership::silence);
+  }
+
+  void add(InMemoryMembership member) {
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("cluster closed");
+      }
+      InMemoryMembership previous = members.get(member.localNode());
+      if (previous != null) {
+        throw new IllegalStateException("node " + member.localNode() + " is already a member");
+      }
+      members.put(member.localNode(), member);
       publish();
     }
   }
 
-  /** The node vanishes from everyone else's view; it is told nothing. */
-  public synchronized void crash(NodeId id) {
-    InMemoryMembership membership = joined.remove(id);
-    if (membership != null) {
-      membership.silence();
-    }
-    if (live.remove(id) != null) {
-      publish();
-    }
-  }
-
-  public synchronized MembershipView currentView() {
-    return current;
-  }
-
-  private void publish() {
-    current = new MembershipView(++viewId, List.copyOf(live.values()));
-    for (InMemoryMembership membership : joined.values()) {
-      if (live.containsKey(membership.localNode())) {
-        membership.deliver(current);
+  void remove(InMemoryMembership member) {
+    synchronized (lock) {
+      if (members.remove(member.localNode(), member)) {
+        publish();
       }
     }
   }
 
-  @Override
-  public synchronized void close() {
-    joined.values().forEach(InMemoryMembership::silence);
-    joined.clear();
-    live.clear();
+  /** Called with the lock held. */
+  private void publish() {
+    List<Member> live = members.values().stream().map(InMemoryMembership::member).toList();
+    view = new MembershipView(view.viewId() + 1, live);
+    for (InMemoryMembership member : members.values()) {
+      member.offer(view);
+    }
   }
 }

@@ -4,97 +4,179 @@ import io.tandem.core.spi.Member;
 import io.tandem.core.spi.Membership;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.awaitility.Awaitility;
 
 /**
- * One member's side of an {@link InMemoryCluster}. Views reach listeners on this member's own dispatcher thread,
- * one at a time, in order; a listener that throws does not stop later views.
+ * One node's view of an {@link InMemoryCluster}. Created by {@link InMemoryCluster#join}.
+ *
+ * <p>Implementation notes (who owns what): the cluster calls {@link #offer} under its lock, which sets {@link
+ * #current} and queues the view on this member's single dispatcher thread ({@code tandem-inmem-membership-<id>}).
+ * That thread alone owns {@link #listeners} and {@link #lastDelivered}: adding a listener is itself a task on it,
+ * so a new listener gets the latest delivered view first and then every later one, with no gap, no repeat and
+ * never two calls at once. {@link #state} is guarded by {@code this}.
  */
 public final class InMemoryMembership implements Membership {
-  private final InMemoryCluster cluster;
-  private final Member self;
-  private final List<ViewListener> listeners = new CopyOnWriteArrayList<>();
-  private final ExecutorService dispatcher;
-  private volatile MembershipView latest = new MembershipView(0, List.of());
-  private volatile boolean silenced;
-  /** The last view handed to listeners; only the dispatcher thread touches it. */
-  private MembershipView dispatched = new MembershipView(0, List.of());
+  private static final System.Logger LOG = System.getLogger(InMemoryMembership.class.getName());
 
-  InMemoryMembership(InMemoryCluster cluster, Member self) {
+  private enum State {
+    NEW,
+    STARTED,
+    CLOSED
+  }
+
+  private final InMemoryCluster cluster;
+  private final Member member;
+  private final ExecutorService dispatcher;
+  private final List<ViewListener> listeners = new ArrayList<>();
+  private final AtomicInteger listenerFailures = new AtomicInteger();
+  private MembershipView lastDelivered;
+  private volatile MembershipView current;
+  private State state = State.NEW;
+
+  InMemoryMembership(InMemoryCluster cluster, Member member) {
     this.cluster = cluster;
-    this.self = self;
+    this.member = member;
     this.dispatcher =
         Executors.newSingleThreadExecutor(
             r -> {
-              Thread t = new Thread(r, "tandem-inmem-view-" + self.id().value());
+              Thread t = new Thread(r, "tandem-inmem-membership-" + member.id());
               t.setDaemon(true);
               return t;
             });
   }
 
-  Member self() {
-    return self;
-  }
-
   @Override
   public NodeId localNode() {
-    return self.id();
+    return member.id();
   }
 
+  /** Joins: the cluster issues a view with this node, which is current when this returns. */
   @Override
   public void start() {
-    cluster.start(this);
+    synchronized (this) {
+      if (state != State.NEW) {
+        throw new IllegalStateException("membership of " + member.id() + " is " + state);
+      }
+      state = State.STARTED;
+    }
+    cluster.add(this);
   }
 
+  /** The latest view issued to this node; it stops changing when the node leaves or crashes. */
   @Override
   public MembershipView currentView() {
-    return latest;
+    MembershipView view = current;
+    if (view == null) {
+      throw new IllegalStateException("membership of " + member.id() + " has not started");
+    }
+    return view;
   }
 
+  /**
+   * The listener gets the current view right away (asynchronously, on the dispatcher), then every later view. A
+   * listener added before {@link #start} gets the first view.
+   */
   @Override
   public void addViewListener(ViewListener listener) {
-    dispatcher.execute(
+    Objects.requireNonNull(listener, "listener");
+    dispatch(
         () -> {
           listeners.add(listener);
-          notify(listener, dispatched);
-        });
-  }
-
-  void deliver(MembershipView view) {
-    if (silenced) {
-      return;
-    }
-    latest = view;
-    dispatcher.execute(
-        () -> {
-          if (!silenced) {
-            dispatched = view;
-            listeners.forEach(l -> notify(l, view));
+          if (lastDelivered != null) {
+            call(listener, lastDelivered);
           }
         });
   }
 
-  /** Crashed or closed: no further views. */
-  void silence() {
-    silenced = true;
+  /** Leaves gracefully: the others get a view without this node; this node's listeners get no more views. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      state = State.CLOSED;
+    }
+    cluster.remove(this);
+    dispatcher.shutdown();
   }
 
-  private static void notify(ViewListener listener, MembershipView view) {
-    try {
-      listener.viewChanged(view);
-    } catch (RuntimeException e) {
-      System.getLogger(InMemoryMembership.class.getName())
-          .log(System.Logger.Level.WARNING, "view listener failed on " + view, e);
-    }
+  /**
+   * Waits until the view issued to this node satisfies {@code condition}, and returns it, so engine tests can
+   * wait for a membership change without sleeping. The view may not have reached the listeners yet.
+   */
+  public MembershipView awaitView(Predicate<MembershipView> condition, Duration atMost) {
+    Objects.requireNonNull(condition, "condition");
+    return Awaitility.await()
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> current, view -> view != null && condition.test(view));
+  }
+
+  /**
+   * How many times a listener threw. Failures are logged at debug level only, so that tests of failing listeners
+   * keep the build output clean; assert on this instead.
+   */
+  public int listenerFailures() {
+    return listenerFailures.get();
   }
 
   @Override
-  public void close() {
-    cluster.leave(self.id());
-    silenced = true;
-    dispatcher.shutdown();
+  public String toString() {
+    return "InMemoryMembership[" + member.id() + "]";
+  }
+
+  Member member() {
+    return member;
+  }
+
+  /** Called by the cluster, under its lock, in view order. */
+  void offer(MembershipView view) {
+    current = view;
+    dispatch(
+        () -> {
+          if (lastDelivered != null && view.viewId() <= lastDelivered.viewId()) {
+            return;
+          }
+          lastDelivered = view;
+          for (ViewListener listener : List.copyOf(listeners)) {
+            call(listener, view);
+          }
+        });
+  }
+
+  /** Crash: drop undelivered views and deliver nothing more. */
+  void silence() {
+    synchronized (this) {
+      state = State.CLOSED;
+    }
+    dispatcher.shutdownNow();
+  }
+
+  private void dispatch(Runnable task) {
+    try {
+      dispatcher.execute(task);
+    } catch (RejectedExecutionException e) {
+      // Closed or crashed: listeners get nothing more.
+    }
+  }
+
+  private void call(ViewListener listener, MembershipView view) {
+    try {
+      listener.viewChanged(view);
+    } catch (RuntimeException e) {
+      listenerFailures.incrementAndGet();
+      LOG.log(Level.DEBUG, "view listener on " + member.id() + " failed for " + view, e);
+    }
   }
 }

@@ -4,202 +4,503 @@ import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.PeerUnreachableException;
 import io.tandem.core.spi.RemoteHandlerException;
 import io.tandem.core.spi.RequestHandler;
+import io.tandem.core.spi.TransportException;
 import io.tandem.core.wire.Message;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
- * A network of {@link InMemoryTransport}s with the faults the engine must survive: crashed nodes, hung nodes,
- * partitions and lost messages. Each (sender, receiver) link has its own single delivery thread, which gives the
- * transport contract's per-peer order and non-concurrent handling for free.
+ * A simulated network of {@link InMemoryTransport}s, so that engine tests run a whole cluster in one JVM and can
+ * inject the failures a real network has: crashed and hung nodes, partitions and lost messages.
  *
- * <p>Implementation notes: all maps and sets are concurrent; a link's executor is the only thread that calls the
- * receiver's handler for that sender; {@code held} (requests to a hung node) is guarded by {@code this}. Timeouts
- * run on one shared timer thread in real time: tests wait with Awaitility, never with sleeps.
+ * <p>Implementation notes (who owns what):
+ *
+ * <ul>
+ *   <li>{@link #lock} guards every piece of mutable fault and routing state: {@link #nodes}, {@link #crashed},
+ *       {@link #hung}, {@link #partitions}, {@link #drops} and each {@link Channel}'s queue. It is never held
+ *       while calling a handler, the wire hook or completing a future, so user code can call back into the
+ *       network.
+ *   <li>Each direction of each link has two {@link Channel}s: one for requests ({@code from -> to}) and one for
+ *       replies. A channel owns one daemon thread ({@code tandem-inmem-<from>-<to>}, replies {@code ...-reply}),
+ *       which is the only thread calling the receiver's handler for that sender; hence per-peer order and no
+ *       concurrent handling per sender. The channel queue is drained one item at a time from the head, and a
+ *       hung node's channels simply stop draining, so held messages keep their order across {@link #resume}.
+ *   <li>{@link #pending} holds every outstanding exchange; an exchange leaves it when its future completes,
+ *       whoever completes it (reply, timeout on {@link #timer}, crash, partition or close).
+ *   <li>{@link #delivered} counters and {@link #wireHook} are thread-safe on their own.
+ * </ul>
  */
 public final class InMemoryNetwork implements AutoCloseable {
-  private record Link(NodeId from, NodeId to) {}
+  /** Outstanding requests per peer an {@link InMemoryTransport} allows unless told otherwise. */
+  public static final int DEFAULT_MAX_IN_FLIGHT = 10_000;
 
-  private final Map<NodeId, InMemoryTransport> nodes = new ConcurrentHashMap<>();
-  private final Map<Link, ExecutorService> links = new ConcurrentHashMap<>();
-  private final Map<Link, AtomicInteger> toDrop = new ConcurrentHashMap<>();
-  private final Map<Link, AtomicLong> delivered = new ConcurrentHashMap<>();
-  private final Set<NodeId> crashed = ConcurrentHashMap.newKeySet();
+  private final Object lock = new Object();
+  private final Map<NodeId, InMemoryTransport> nodes = new HashMap<>();
+  private final Set<InMemoryTransport> crashed = ConcurrentHashMap.newKeySet();
   private final Set<NodeId> hung = ConcurrentHashMap.newKeySet();
-  private final List<Runnable> held = new ArrayList<>();
-  private final ScheduledExecutorService timer =
-      Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "tandem-inmem-timer"));
-  private volatile Set<NodeId> sideA = Set.of();
-  private volatile Set<NodeId> sideB = Set.of();
+  private final List<Partition> partitions = new ArrayList<>();
+  private final Map<Link, Integer> drops = new HashMap<>();
+  private final Map<ChannelKey, Channel> channels = new HashMap<>();
+  private final Map<Link, AtomicLong> delivered = new ConcurrentHashMap<>();
+  private final Set<Exchange> pending = ConcurrentHashMap.newKeySet();
+  private final ScheduledThreadPoolExecutor timer;
   private volatile UnaryOperator<Message> wireHook = UnaryOperator.identity();
+  private boolean closed;
 
-  /** A new transport on this network; requests time out after {@code requestTimeout}. */
+  public InMemoryNetwork() {
+    timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "tandem-inmem-timer");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.setRemoveOnCancelPolicy(true);
+  }
+
+  /** Creates and registers a transport with the default bound of outstanding requests per peer. */
   public InMemoryTransport transport(NodeId id, Duration requestTimeout) {
-    return transport(id, requestTimeout, 10_000);
+    return transport(id, requestTimeout, DEFAULT_MAX_IN_FLIGHT);
   }
 
+  /**
+   * Creates and registers a transport. A node id may be reused once its previous transport was closed or
+   * crashed: that is how tests restart a node.
+   */
   public InMemoryTransport transport(NodeId id, Duration requestTimeout, int maxInFlight) {
-    InMemoryTransport transport = new InMemoryTransport(this, id, requestTimeout, maxInFlight);
-    if (nodes.putIfAbsent(id, transport) != null) {
-      throw new IllegalArgumentException(id + " is already on the network");
+    Objects.requireNonNull(id, "id");
+    if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+      throw new IllegalArgumentException("requestTimeout must be positive: " + requestTimeout);
     }
-    crashed.remove(id);
-    return transport;
+    if (maxInFlight < 1) {
+      throw new IllegalArgumentException("maxInFlight must be >= 1: " + maxInFlight);
+    }
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("network closed");
+      }
+      InMemoryTransport existing = nodes.get(id);
+      if (existing != null && isAlive(existing)) {
+        throw new IllegalStateException("node " + id + " already has a live transport");
+      }
+      InMemoryTransport transport = new InMemoryTransport(this, id, requestTimeout, maxInFlight);
+      nodes.put(id, transport);
+      return transport;
+    }
   }
 
-  /** Applied to every request and reply in flight: for example a round trip through the real wire codec. */
+  /**
+   * Applies {@code hook} to every request and reply in flight, on the channel thread. Engine tests set it to a
+   * round trip through the wire codec so that only what the wire can carry arrives. If it throws, the request
+   * fails with a {@link TransportException}.
+   */
   public void setWireHook(UnaryOperator<Message> hook) {
-    this.wireHook = hook;
+    wireHook = Objects.requireNonNull(hook, "hook");
   }
 
-  /** The node stops sending and receiving; requests to it fail as unreachable. */
+  /**
+   * The node dies: it stops receiving and sending, requests pending to or from it fail with {@link
+   * PeerUnreachableException}, and new requests to it fail fast the same way.
+   */
   public void crash(NodeId id) {
-    crashed.add(id);
-    InMemoryTransport transport = nodes.remove(id);
-    if (transport != null) {
-      transport.failPending("node crashed");
+    InMemoryTransport victim;
+    synchronized (lock) {
+      victim = requireNode(id);
+      crashed.add(victim);
     }
+    abortWhere(
+        e -> e.sender == victim || e.receiver == victim,
+        e -> new PeerUnreachableException(e.to, "node " + id + " crashed"));
   }
 
-  /** Requests to the node are held, unanswered, until {@link #resume}; meanwhile they time out. */
+  /**
+   * The node stops answering without closing anything, as in a long GC pause: requests to it are held (and time
+   * out) and its replies are withheld, until {@link #resume}.
+   */
   public void hang(NodeId id) {
-    hung.add(id);
+    synchronized (lock) {
+      requireNode(id);
+      hung.add(id);
+    }
   }
 
+  /** Undoes {@link #hang}: held requests are delivered in order, then withheld replies are sent. */
   public void resume(NodeId id) {
-    hung.remove(id);
-    List<Runnable> release;
-    synchronized (this) {
-      release = new ArrayList<>(held);
-      held.clear();
-    }
-    release.forEach(Runnable::run);
-  }
-
-  /** Requests between the two sides fail as unreachable until {@link #heal}. */
-  public void partition(Set<NodeId> a, Set<NodeId> b) {
-    sideA = Set.copyOf(a);
-    sideB = Set.copyOf(b);
-  }
-
-  public void heal() {
-    sideA = Set.of();
-    sideB = Set.of();
-  }
-
-  /** The next {@code n} requests from {@code from} to {@code to} are lost silently (they time out). */
-  public void dropNext(NodeId from, NodeId to, int n) {
-    toDrop.computeIfAbsent(new Link(from, to), l -> new AtomicInteger()).addAndGet(n);
-  }
-
-  /** Requests from {@code from} handled by {@code to} so far. */
-  public long delivered(NodeId from, NodeId to) {
-    AtomicLong count = delivered.get(new Link(from, to));
-    return count == null ? 0 : count.get();
-  }
-
-  CompletableFuture<Message> send(NodeId from, NodeId to, Message request, Duration timeout) {
-    CompletableFuture<Message> reply = new CompletableFuture<>();
-    timer.schedule(
-        () -> reply.completeExceptionally(new TimeoutException("no reply from " + to + " within " + timeout.toMillis() + "ms")),
-        timeout.toMillis(),
-        TimeUnit.MILLISECONDS);
-    String unreachable = unreachableReason(from, to);
-    if (unreachable != null) {
-      reply.completeExceptionally(new PeerUnreachableException(to, unreachable));
-      return reply;
-    }
-    Link link = new Link(from, to);
-    AtomicInteger drops = toDrop.get(link);
-    if (drops != null && drops.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-      return reply;
-    }
-    Message onWire = wireHook.apply(request);
-    links.computeIfAbsent(link, l -> Executors.newSingleThreadExecutor(r -> daemon(r, "tandem-inmem-" + from.value() + "-" + to.value())))
-        .execute(() -> deliver(link, onWire, reply));
-    return reply;
-  }
-
-  private void deliver(Link link, Message request, CompletableFuture<Message> reply) {
-    String unreachable = unreachableReason(link.from(), link.to());
-    if (unreachable != null) {
-      reply.completeExceptionally(new PeerUnreachableException(link.to(), unreachable));
-      return;
-    }
-    if (hung.contains(link.to())) {
-      synchronized (this) {
-        if (hung.contains(link.to())) {
-          ExecutorService executor = links.get(link);
-          held.add(() -> executor.execute(() -> deliver(link, request, reply)));
-          return;
+    List<Channel> gated = new ArrayList<>();
+    synchronized (lock) {
+      hung.remove(id);
+      for (Channel channel : channels.values()) {
+        if (channel.key.gate().equals(id)) {
+          gated.add(channel);
         }
       }
     }
-    InMemoryTransport target = nodes.get(link.to());
-    RequestHandler handler = target == null ? null : target.handler();
-    if (handler == null) {
-      reply.completeExceptionally(new PeerUnreachableException(link.to(), "not started"));
-      return;
-    }
-    delivered.computeIfAbsent(link, l -> new AtomicLong()).incrementAndGet();
-    CompletionStage<Message> answer;
-    try {
-      answer = handler.handle(link.from(), request);
-    } catch (RuntimeException e) {
-      reply.completeExceptionally(new RemoteHandlerException(link.to(), e.toString()));
-      return;
-    }
-    answer.whenComplete(
-        (response, failure) -> {
-          if (failure != null) {
-            reply.completeExceptionally(new RemoteHandlerException(link.to(), failure.toString()));
-          } else if (!crashed.contains(link.to()) && !hung.contains(link.to())) {
-            reply.complete(wireHook.apply(response));
-          }
-        });
+    gated.forEach(this::schedulePump);
   }
 
-  private String unreachableReason(NodeId from, NodeId to) {
-    InMemoryTransport target = nodes.get(to);
-    if (crashed.contains(to) || target == null || target.isClosed()) {
-      return "no such node on the network (crashed or closed)";
+  /**
+   * Nodes in {@code a} cannot reach nodes in {@code b} and vice versa: requests across fail with {@link
+   * PeerUnreachableException}, including those pending now. Partitions add up until {@link #heal}.
+   */
+  public void partition(Set<NodeId> a, Set<NodeId> b) {
+    Partition partition = new Partition(Set.copyOf(a), Set.copyOf(b));
+    synchronized (lock) {
+      partitions.add(partition);
     }
-    if (crashed.contains(from)) {
-      return "sender crashed";
+    abortWhere(
+        e -> partition.separates(e.from, e.to),
+        e -> new PeerUnreachableException(e.to, "partitioned from " + e.from));
+  }
+
+  /** Removes every partition. */
+  public void heal() {
+    synchronized (lock) {
+      partitions.clear();
     }
-    if ((sideA.contains(from) && sideB.contains(to)) || (sideB.contains(from) && sideA.contains(to))) {
-      return "network partition";
+  }
+
+  /** Silently loses the next {@code n} requests sent from {@code from} to {@code to}: they time out. */
+  public void dropNext(NodeId from, NodeId to, int n) {
+    if (n < 0) {
+      throw new IllegalArgumentException("n must be >= 0: " + n);
+    }
+    synchronized (lock) {
+      drops.merge(new Link(from, to), n, Integer::sum);
+    }
+  }
+
+  /** How many requests from {@code from} reached {@code to}'s handler. */
+  public long delivered(NodeId from, NodeId to) {
+    var counter = delivered.get(new Link(from, to));
+    return counter == null ? 0 : counter.get();
+  }
+
+  /** Fails every pending request with {@link PeerUnreachableException} and stops all network threads. */
+  @Override
+  public void close() {
+    List<InMemoryTransport> all;
+    List<Channel> allChannels;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      all = new ArrayList<>(nodes.values());
+      allChannels = new ArrayList<>(channels.values());
+    }
+    all.forEach(InMemoryTransport::close);
+    abortWhere(e -> true, e -> new PeerUnreachableException(e.to, "network closed"));
+    allChannels.forEach(c -> c.executor.shutdownNow());
+    timer.shutdownNow();
+  }
+
+  // ---- called by InMemoryTransport ----
+
+  /** Sends a request; {@code result} is completed by a reply, a fault, or the timeout. */
+  void send(InMemoryTransport sender, NodeId to, Message request, CompletableFuture<Message> result) {
+    Exchange exchange;
+    Channel channel;
+    synchronized (lock) {
+      PeerUnreachableException refusal = refusal(sender, to);
+      if (refusal != null) {
+        result.completeExceptionally(refusal);
+        return;
+      }
+      InMemoryTransport receiver = nodes.get(to);
+      exchange = new Exchange(sender, receiver, request, result);
+      pending.add(exchange);
+      Link link = new Link(sender.localNode(), to);
+      Integer drop = drops.get(link);
+      if (drop != null && drop > 0) {
+        drops.put(link, drop - 1);
+        channel = null;
+      } else {
+        channel = channel(new ChannelKey(sender.localNode(), to, false));
+        channel.queue.add(() -> deliverRequest(exchange));
+      }
+    }
+    ScheduledFuture<?> timeout;
+    try {
+      timeout = timer.schedule(
+            () ->
+                result.completeExceptionally(
+                    new TimeoutException(
+                        "no reply from " + to + " within " + sender.requestTimeout().toMillis() + " ms")),
+            sender.requestTimeout().toNanos(),
+            TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(new PeerUnreachableException(to, "network closed"));
+      return;
+    }
+    result.whenComplete(
+        (reply, failure) -> {
+          timeout.cancel(false);
+          pending.remove(exchange);
+        });
+    if (channel != null) {
+      schedulePump(channel);
+    }
+  }
+
+  /** The transport closed: it is unreachable, and its pending requests (both ways) fail. */
+  void closed(InMemoryTransport transport) {
+    synchronized (lock) {
+      nodes.remove(transport.localNode(), transport);
+    }
+    abortWhere(
+        e -> e.sender == transport || e.receiver == transport,
+        e -> new PeerUnreachableException(e.to, "node " + transport.localNode() + " closed"));
+  }
+
+  // ---- delivery, on channel threads ----
+
+  private void deliverRequest(Exchange exchange) {
+    RequestHandler handler;
+    synchronized (lock) {
+      if (exchange.aborted
+          || !isAlive(exchange.sender)
+          || !isAlive(exchange.receiver)
+          || separated(exchange.from, exchange.to)) {
+        return;
+      }
+      handler = exchange.receiver.handler();
+    }
+    delivered.computeIfAbsent(new Link(exchange.from, exchange.to), k -> new AtomicLong()).incrementAndGet();
+    Message request;
+    try {
+      request = wireHook.apply(exchange.request);
+    } catch (RuntimeException e) {
+      exchange.result.completeExceptionally(
+          new TransportException(exchange.to, "the wire cannot carry the request: " + e, e));
+      return;
+    }
+    CompletionStage<Message> stage;
+    try {
+      stage = handler.handle(exchange.from, request);
+      if (stage == null) {
+        stage = CompletableFuture.failedFuture(new NullPointerException("handler returned no stage"));
+      }
+    } catch (RuntimeException | Error e) {
+      stage = CompletableFuture.failedFuture(e);
+    }
+    stage.whenComplete((reply, failure) -> enqueueReply(exchange, reply, failure));
+  }
+
+  private void enqueueReply(Exchange exchange, Message reply, Throwable failure) {
+    Channel channel;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      channel = channel(new ChannelKey(exchange.to, exchange.from, true));
+      channel.queue.add(() -> deliverReply(exchange, reply, failure));
+    }
+    schedulePump(channel);
+  }
+
+  private void deliverReply(Exchange exchange, Message reply, Throwable failure) {
+    synchronized (lock) {
+      if (exchange.aborted || !isAlive(exchange.sender) || !isAlive(exchange.receiver)) {
+        return;
+      }
+      if (separated(exchange.from, exchange.to)) {
+        exchange.result.completeExceptionally(
+            new PeerUnreachableException(exchange.to, "partitioned from " + exchange.from));
+        return;
+      }
+    }
+    if (failure != null) {
+      exchange.result.completeExceptionally(new RemoteHandlerException(exchange.to, detail(failure)));
+      return;
+    }
+    if (reply == null) {
+      exchange.result.completeExceptionally(new RemoteHandlerException(exchange.to, "handler replied null"));
+      return;
+    }
+    try {
+      exchange.result.complete(wireHook.apply(reply));
+    } catch (RuntimeException e) {
+      exchange.result.completeExceptionally(
+          new TransportException(exchange.to, "the wire cannot carry the reply: " + e, e));
+    }
+  }
+
+  private static String detail(Throwable failure) {
+    Throwable cause = failure;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getName();
+  }
+
+  private void schedulePump(Channel channel) {
+    try {
+      channel.executor.execute(() -> pump(channel));
+    } catch (RejectedExecutionException e) {
+      // The network is closed; whatever was queued is failed by close().
+    }
+  }
+
+  /** Runs queued deliveries from the head until the queue is empty or its gate node hangs. */
+  private void pump(Channel channel) {
+    while (true) {
+      Runnable next;
+      synchronized (lock) {
+        if (hung.contains(channel.key.gate()) || channel.queue.isEmpty()) {
+          return;
+        }
+        next = channel.queue.poll();
+      }
+      next.run();
+    }
+  }
+
+  // ---- state helpers, called with lock held unless stated ----
+
+  private PeerUnreachableException refusal(InMemoryTransport sender, NodeId to) {
+    if (closed) {
+      return new PeerUnreachableException(to, "network closed");
+    }
+    if (!isAlive(sender)) {
+      return new PeerUnreachableException(to, "local node " + sender.localNode() + " is down");
+    }
+    InMemoryTransport receiver = nodes.get(to);
+    if (receiver == null) {
+      return new PeerUnreachableException(to, "no such node in the network");
+    }
+    if (!isAlive(receiver)) {
+      return new PeerUnreachableException(to, "node is down");
+    }
+    if (receiver.handler() == null) {
+      return new PeerUnreachableException(to, "node has not started");
+    }
+    if (separated(sender.localNode(), to)) {
+      return new PeerUnreachableException(to, "partitioned from " + sender.localNode());
     }
     return null;
   }
 
-  void closed(NodeId id, InMemoryTransport transport) {
-    nodes.remove(id, transport);
+  private boolean isAlive(InMemoryTransport transport) {
+    return !transport.isClosed() && !crashed.contains(transport);
   }
 
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
+  private boolean separated(NodeId x, NodeId y) {
+    for (Partition partition : partitions) {
+      if (partition.separates(x, y)) {
+        return true;
+      }
+    }
+    return false;
   }
 
-  @Override
-  public void close() {
-    links.values().forEach(ExecutorService::shutdownNow);
-    timer.shutdownNow();
+  private InMemoryTransport requireNode(NodeId id) {
+    InMemoryTransport transport = nodes.get(id);
+    if (transport == null) {
+      throw new IllegalArgumentException("no node " + id + " in the network");
+    }
+    return transport;
+  }
+
+  private Channel channel(ChannelKey key) {
+    return channels.computeIfAbsent(key, Channel::new);
+  }
+
+  /** Fails matching pending exchanges. Call without the lock: completing runs callers' callbacks. */
+  private void abortWhere(
+      Predicate<Exchange> match,
+      Function<Exchange, ? extends Exception> failure) {
+    for (Exchange exchange : List.copyOf(pending)) {
+      if (match.test(exchange)) {
+        exchange.aborted = true;
+        exchange.result.completeExceptionally(failure.apply(exchange));
+      }
+    }
+  }
+
+  private record Link(NodeId from, NodeId to) {}
+
+  private record Partition(Set<NodeId> a, Set<NodeId> b) {
+    boolean separates(NodeId x, NodeId y) {
+      return (a.contains(x) && b.contains(y)) || (a.contains(y) && b.contains(x));
+    }
+  }
+
+  /**
+   * One direction of one link, for requests or for replies. The gate is the node whose hang stops it: the
+   * receiver of requests, the sender of replies.
+   */
+  private record ChannelKey(NodeId from, NodeId to, boolean replies) {
+    NodeId gate() {
+      return replies ? from : to;
+    }
+
+    String threadName() {
+      return "tandem-inmem-" + from + "-" + to + (replies ? "-reply" : "");
+    }
+  }
+
+  private static final class Channel {
+    final ChannelKey key;
+    final ArrayDeque<Runnable> queue = new ArrayDeque<>();
+    final ExecutorService executor;
+
+    Channel(ChannelKey key) {
+      this.key = key;
+      this.executor =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, key.threadName());
+                t.setDaemon(true);
+                return t;
+              });
+    }
+  }
+
+  private static final class Exchange {
+    final InMemoryTransport sender;
+    final InMemoryTransport receiver;
+    final NodeId from;
+    final NodeId to;
+    final Message request;
+    final CompletableFuture<Message> result;
+    /** Set when a fault failed the exchange: the request and reply are then lost, not delivered late. */
+    volatile boolean aborted;
+
+    Exchange(
+        InMemoryTransport sender,
+        InMemoryTransport receiver,
+        Message request,
+        CompletableFuture<Message> result) {
+      this.sender = sender;
+      this.receiver = receiver;
+      this.from = sender.localNode();
+      this.to = receiver.localNode();
+      this.request = request;
+      this.result = result;
+    }
   }
 }

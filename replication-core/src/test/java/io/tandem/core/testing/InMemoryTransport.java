@@ -8,20 +8,29 @@ import io.tandem.core.spi.RequestHandler;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import java.time.Duration;
-import java.util.Map;
-import java.util.Set;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A {@link Transport} on an {@link InMemoryNetwork}, honouring the same contract as a socket transport. */
+/**
+ * A {@link Transport} over an {@link InMemoryNetwork}, so the engine can be tested as a cluster in one JVM with
+ * the same contract a TCP transport keeps (see {@code TransportContract}). Created by {@link
+ * InMemoryNetwork#transport}.
+ *
+ * <p>Implementation notes (who owns what): {@link #handler}, {@link #closed} and {@link #view} are volatile and
+ * written once (start, close) or wholesale (updatePeers) by the caller's thread; the network reads them from its
+ * channel threads. {@link #inFlight} counts outstanding requests per peer; a request increments its peer's count
+ * before it is sent and the future's completion decrements it, on whatever thread completes it. Routing, faults
+ * and delivery belong to the network.
+ */
 public final class InMemoryTransport implements Transport {
   private final InMemoryNetwork network;
   private final NodeId id;
   private final Duration requestTimeout;
   private final int maxInFlight;
-  private final Map<NodeId, AtomicInteger> inFlight = new ConcurrentHashMap<>();
-  private final Set<CompletableFuture<Message>> pending = ConcurrentHashMap.newKeySet();
+  private final ConcurrentMap<NodeId, AtomicInteger> inFlight = new ConcurrentHashMap<>();
   private volatile RequestHandler handler;
   private volatile boolean closed;
   private volatile MembershipView view;
@@ -40,61 +49,87 @@ public final class InMemoryTransport implements Transport {
 
   @Override
   public String localAddress() {
-    return "inmem:" + id.value();
+    return "inmem:" + id;
   }
 
   @Override
-  public void start(RequestHandler handler) {
+  public synchronized void start(RequestHandler handler) {
+    Objects.requireNonNull(handler, "handler");
+    if (closed) {
+      throw new IllegalStateException("transport " + id + " is closed");
+    }
+    if (this.handler != null) {
+      throw new IllegalStateException("transport " + id + " already started");
+    }
     this.handler = handler;
   }
 
-  RequestHandler handler() {
-    return closed ? null : handler;
+  /** Only recorded: in-memory routing goes by node id, and nodes absent from the network are unreachable. */
+  @Override
+  public void updatePeers(MembershipView view) {
+    this.view = Objects.requireNonNull(view, "view");
   }
 
-  boolean isClosed() {
-    return closed;
-  }
-
-  /** The last view the engine passed in. */
-  public MembershipView view() {
+  /** The last view given to {@link #updatePeers}, or null; lets tests check the engine keeps it current. */
+  public MembershipView peersView() {
     return view;
   }
 
   @Override
-  public void updatePeers(MembershipView view) {
-    this.view = view;
-  }
-
-  @Override
   public CompletableFuture<Message> request(NodeId peer, Message message) {
-    if (closed || handler == null) {
-      return CompletableFuture.failedFuture(new PeerUnreachableException(peer, id + " is not started or closed"));
+    Objects.requireNonNull(peer, "peer");
+    Objects.requireNonNull(message, "message");
+    if (closed) {
+      return CompletableFuture.failedFuture(new PeerUnreachableException(peer, "transport " + id + " is closed"));
+    }
+    if (handler == null) {
+      return CompletableFuture.failedFuture(
+          new PeerUnreachableException(peer, "transport " + id + " has not started"));
     }
     AtomicInteger count = inFlight.computeIfAbsent(peer, p -> new AtomicInteger());
-    if (count.incrementAndGet() > maxInFlight) {
+    int now = count.incrementAndGet();
+    if (now > maxInFlight) {
       count.decrementAndGet();
-      return CompletableFuture.failedFuture(new BackPressureException(peer, maxInFlight, maxInFlight));
+      return CompletableFuture.failedFuture(new BackPressureException(peer, now - 1, maxInFlight));
     }
-    CompletableFuture<Message> reply = network.send(id, peer, message, requestTimeout);
-    pending.add(reply);
-    reply.whenComplete((r, e) -> {
-      count.decrementAndGet();
-      pending.remove(reply);
-    });
-    return reply;
+    CompletableFuture<Message> result = new CompletableFuture<>();
+    result.whenComplete((reply, failure) -> count.decrementAndGet());
+    network.send(this, peer, message, result);
+    return result;
   }
 
-  void failPending(String reason) {
-    for (CompletableFuture<Message> reply : pending) {
-      reply.completeExceptionally(new PeerUnreachableException(id, reason));
+  /** Outstanding requests to {@code peer}. */
+  public int inFlight(NodeId peer) {
+    AtomicInteger count = inFlight.get(peer);
+    return count == null ? 0 : count.get();
+  }
+
+  /** Fails this node's pending requests with {@link PeerUnreachableException}; others can no longer reach it. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
     }
+    network.closed(this);
   }
 
   @Override
-  public void close() {
-    closed = true;
-    failPending(id + " closed");
-    network.closed(id, this);
+  public String toString() {
+    return "InMemoryTransport[" + id + (closed ? ", closed" : "") + "]";
+  }
+
+  Duration requestTimeout() {
+    return requestTimeout;
+  }
+
+  RequestHandler handler() {
+    return handler;
+  }
+
+  boolean isClosed() {
+    return closed;
   }
 }

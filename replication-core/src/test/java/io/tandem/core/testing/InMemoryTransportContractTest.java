@@ -1,28 +1,19 @@
 package io.tandem.core.testing;
 
-import io.tandem.core.spi.Member;
-import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
-import io.tandem.core.spi.RequestHandler;
 import io.tandem.core.spi.Transport;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
+/** The in-memory transport keeps the transport contract, so engine tests on it mean something. */
 class InMemoryTransportContractTest extends TransportContract {
+
   @Override
-  protected Fixture newFixture() {
+  protected TransportFixture newFixture(Duration requestTimeout) {
     InMemoryNetwork network = new InMemoryNetwork();
-    List<Transport> started = new ArrayList<>();
-    return new Fixture() {
+    return new TransportFixture(requestTimeout) {
       @Override
-      public Transport start(NodeId id, RequestHandler handler) {
-        InMemoryTransport transport = network.transport(id, Duration.ofMillis(300));
-        transport.start(handler);
-        started.add(transport);
-        List<Member> members = started.stream().map(t -> new Member(t.localNode(), t.localAddress())).toList();
-        started.forEach(t -> t.updatePeers(new MembershipView(started.size(), members)));
-        return transport;
+      protected Transport createTransport(NodeId id, Duration timeout) {
+        return network.transport(id, timeout);
       }
 
       @Override
@@ -31,8 +22,7 @@ class InMemoryTransportContractTest extends TransportContract {
       }
 
       @Override
-      public void close() {
-        started.forEach(Transport::close);
+      protected void closeResources() {
         network.close();
       }
     };
