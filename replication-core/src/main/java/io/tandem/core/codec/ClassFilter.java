@@ -3,92 +3,241 @@ package io.tandem.core.codec;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
- * Which classes may be deserialized: the built-in safe JDK value types, plus the operator's allow-list, minus a
- * built-in deny-list of known deserialization gadgets, which always wins. Both codecs consult the same filter
- * before a class is loaded. Arrays are judged by their component type.
+ * Decides which classes a codec may deserialize. Replicated bytes come from other cluster members, so a
+ * compromised or spoofed member must not be able to instantiate arbitrary classes here: deserializing a
+ * "gadget" class is the classic route from a byte stream to remote code execution.
  *
- * <p>Patterns: an exact class name, {@code pkg.*} (classes directly in {@code pkg}), {@code pkg.**} ({@code pkg}
- * and its subpackages), or {@code *} (everything not denied).
+ * <p>A class is allowed when it is not on the built-in deny-list and is either in the built-in safe base set
+ * (primitives, boxes, strings, numbers, {@code java.time}, common {@code java.util} collections) or matches a
+ * configured pattern. Patterns are:
+ *
+ * <ul>
+ *   <li>{@code com.example.Cart} &ndash; exactly that class (nested classes need their own entry, e.g.
+ *       {@code com.example.Cart$Line});
+ *   <li>{@code com.example.*} &ndash; classes directly in package {@code com.example} (including their nested
+ *       classes), not in subpackages;
+ *   <li>{@code com.example.**} &ndash; classes in {@code com.example} and all its subpackages;
+ *   <li>{@code *} &ndash; every class except the deny-list (for trusted networks only).
+ * </ul>
+ *
+ * <p>Arrays are allowed exactly when their innermost component type is; array names are accepted in JVM form
+ * ({@code [Ljava.lang.String;}, {@code [[I}) and source form ({@code java.lang.String[]}). The deny-list always
+ * wins, even over {@code *}. Instances are immutable and thread-safe.
  */
 public final class ClassFilter {
-  /** Types that hold plain values and no behaviour that runs on deserialization. */
-  private static final List<String> SAFE_BASE =
+
+  static final String NOT_ALLOWED = "not on the allow-list (tandem allowedClasses)";
+  static final String DENIED = "on the built-in deny-list of known deserialization gadgets";
+
+  private static final Pattern VALID_PATTERN =
+      Pattern.compile("\\*|[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*(\\.\\*|\\.\\*\\*)?");
+
+  private static final Set<String> PRIMITIVES =
+      Set.of("boolean", "byte", "char", "short", "int", "long", "float", "double", "void");
+
+  /** Always allowed: immutable values and the JDK collections sessions commonly hold. */
+  private static final Set<String> BASE_EXACT =
+      Set.of(
+          "java.lang.Object",
+          "java.lang.String",
+          "java.lang.Boolean",
+          "java.lang.Byte",
+          "java.lang.Character",
+          "java.lang.Short",
+          "java.lang.Integer",
+          "java.lang.Long",
+          "java.lang.Float",
+          "java.lang.Double",
+          "java.lang.Void",
+          "java.lang.Number",
+          "java.lang.Enum",
+          "java.lang.Record",
+          "java.math.BigDecimal",
+          "java.math.BigInteger",
+          "java.net.URI",
+          "java.util.ArrayList",
+          "java.util.LinkedList",
+          "java.util.HashMap",
+          "java.util.LinkedHashMap",
+          "java.util.TreeMap",
+          "java.util.HashSet",
+          "java.util.LinkedHashSet",
+          "java.util.TreeSet",
+          "java.util.ArrayDeque",
+          "java.util.Arrays$ArrayList",
+          "java.util.Map$Entry", // HashMap.readObject checks a Map.Entry[] against the JDK filter
+          "java.util.CollSer", // serial proxy of List.of/Set.of/Map.of
+          "java.util.EnumSet",
+          "java.util.EnumSet$SerializationProxy",
+          "java.util.RegularEnumSet",
+          "java.util.JumboEnumSet",
+          "java.util.Date",
+          "java.util.UUID",
+          "java.util.Locale",
+          "java.util.Currency",
+          "java.util.concurrent.ConcurrentHashMap",
+          "java.util.concurrent.ConcurrentHashMap$Segment",
+          "java.util.concurrent.locks.ReentrantLock",
+          "java.util.concurrent.locks.ReentrantLock$Sync",
+          "java.util.concurrent.locks.ReentrantLock$NonfairSync",
+          "java.util.concurrent.locks.AbstractQueuedSynchronizer",
+          "java.util.concurrent.locks.AbstractOwnableSynchronizer");
+
+  private static final List<String> BASE_PREFIXES =
       List.of(
-          "java.lang.String", "java.lang.Boolean", "java.lang.Character", "java.lang.Byte", "java.lang.Short",
-          "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.lang.Number",
-          "java.lang.Enum", "java.lang.Object", "java.lang.StringBuilder", "java.lang.StringBuffer",
-          "java.math.BigDecimal", "java.math.BigInteger", "java.time.**", "java.util.ArrayList",
-          "java.util.LinkedList", "java.util.HashMap", "java.util.LinkedHashMap", "java.util.TreeMap",
-          "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet", "java.util.ArrayDeque",
-          "java.util.EnumMap", "java.util.EnumSet", "java.util.RegularEnumSet", "java.util.JumboEnumSet",
-          "java.util.Date", "java.util.UUID", "java.util.Locale", "java.util.Currency", "java.util.Map$Entry",
-          "java.util.AbstractMap$SimpleEntry", "java.util.AbstractMap$SimpleImmutableEntry",
-          "java.util.Arrays$ArrayList", "java.util.Collections$*", "java.util.ImmutableCollections$*", "java.util.CollSer",
-          "java.util.concurrent.ConcurrentHashMap", "java.util.concurrent.CopyOnWriteArrayList",
-          "java.util.concurrent.atomic.AtomicInteger", "java.util.concurrent.atomic.AtomicLong",
-          "java.util.concurrent.atomic.AtomicBoolean", "java.net.URI", "java.util.Vector", "java.util.Hashtable",
-          "java.util.Stack", "java.util.BitSet", "java.util.OptionalInt", "java.sql.Date", "java.sql.Timestamp",
-          "java.sql.Time", "java.util.GregorianCalendar", "java.util.TimeZone", "sun.util.calendar.ZoneInfo",
-          "java.util.SimpleTimeZone", "java.lang.Record");
+          "java.time.",
+          "java.util.ImmutableCollections$",
+          "java.util.Collections$Unmodifiable",
+          "java.util.Collections$Synchronized",
+          "java.util.Collections$Empty",
+          "java.util.Collections$Singleton");
 
   /**
-   * Classes and packages used as deserialization gadgets in published exploit chains (the ysoserial and
-   * marshalsec payload lists, and the JDK's own RMI/JNDI/XSLT entry points). No allow-list can re-enable them.
+   * Classes and packages used by published deserialization gadget chains, mostly from the ysoserial payload
+   * collection (https://github.com/frohoff/ysoserial) and the JDK/Jackson deny-lists derived from it. A
+   * {@code .**} suffix means the package and its subpackages.
    */
   private static final List<String> DENY =
       List.of(
-          "org.apache.commons.collections.functors.**", "org.apache.commons.collections4.functors.**",
-          "org.apache.commons.collections.keyvalue.TiedMapEntry", "org.apache.commons.collections4.keyvalue.TiedMapEntry",
-          "org.apache.commons.collections.map.LazyMap", "org.apache.commons.collections4.map.LazyMap",
-          "org.apache.commons.beanutils.BeanComparator", "org.apache.commons.fileupload.disk.DiskFileItem",
-          "org.codehaus.groovy.runtime.**", "groovy.lang.**", "org.springframework.beans.factory.**",
-          "org.springframework.aop.**", "org.springframework.core.SerializableTypeWrapper*",
-          "com.sun.org.apache.xalan.internal.xsltc.trax.**", "org.apache.xalan.**", "com.sun.rowset.**",
-          "com.sun.jndi.**", "javax.naming.**", "java.rmi.**", "sun.rmi.**", "javax.management.**",
-          "java.net.URL", "java.net.InetAddress", "java.net.Inet4Address", "java.net.Inet6Address",
-          "java.lang.Runtime", "java.lang.ProcessBuilder", "java.lang.Process", "java.lang.Thread",
-          "java.lang.ClassLoader", "java.lang.reflect.**", "java.lang.invoke.**", "javax.script.**",
-          "bsh.**", "org.python.**", "clojure.**", "com.mchange.v2.c3p0.**", "org.hibernate.engine.spi.TypedValue",
-          "org.hibernate.tuple.component.**", "org.jboss.interceptor.**", "org.jboss.weld.interceptor.**",
-          "com.sun.syndication.feed.impl.**", "com.rometools.rome.feed.impl.**", "net.sf.json.JSONObject",
-          "org.mozilla.javascript.**", "com.vaadin.data.util.**", "org.apache.myfaces.**",
-          "org.apache.wicket.util.upload.**", "org.apache.click.control.**", "com.alibaba.fastjson.JSONObject",
-          "sun.misc.**", "jdk.internal.**", "java.util.PriorityQueue", "java.util.concurrent.PriorityBlockingQueue",
-          "javax.xml.transform.**", "org.apache.tomcat.dbcp.**", "org.apache.commons.dbcp.**",
-          "org.apache.commons.dbcp2.**", "com.zaxxer.hikari.**", "javax.sql.rowset.**");
+          // JDK
+          "java.lang.Runtime",
+          "java.lang.Process",
+          "java.lang.ProcessBuilder",
+          "java.lang.ProcessImpl",
+          "java.lang.Thread",
+          "java.lang.ClassLoader",
+          "java.lang.reflect.**",
+          "java.lang.invoke.**",
+          "java.net.URL", // URLDNS: hashCode() resolves the host
+          "java.net.URLClassLoader",
+          "java.net.InetAddress",
+          "java.rmi.**",
+          "sun.rmi.**",
+          "javax.naming.**",
+          "com.sun.jndi.**",
+          "javax.management.**", // BadAttributeValueExpException and friends
+          "javax.script.**",
+          "java.security.SignedObject", // second-stage deserialization
+          "sun.reflect.**",
+          "jdk.internal.**",
+          "com.sun.rowset.**",
+          "com.sun.corba.**",
+          "com.sun.org.apache.xalan.internal.xsltc.trax.**",
+          "com.sun.org.apache.xalan.**",
+          "com.sun.org.apache.bcel.**",
+          "javax.swing.**",
+          // libraries
+          "org.apache.xalan.**",
+          "org.apache.commons.collections.functors.**",
+          "org.apache.commons.collections.keyvalue.TiedMapEntry",
+          "org.apache.commons.collections.map.LazyMap",
+          "org.apache.commons.collections4.functors.**",
+          "org.apache.commons.collections4.comparators.TransformingComparator",
+          "org.apache.commons.beanutils.BeanComparator",
+          "org.apache.commons.fileupload.disk.DiskFileItem",
+          "org.apache.wicket.util.upload.DiskFileItem",
+          "org.apache.click.control.**",
+          "org.apache.myfaces.el.**",
+          "org.apache.myfaces.view.facelets.el.**",
+          "org.codehaus.groovy.runtime.**",
+          "org.springframework.beans.factory.**",
+          "org.springframework.aop.framework.**",
+          "org.springframework.core.SerializableTypeWrapper",
+          "org.springframework.core.SerializableTypeWrapper$MethodInvokeTypeProvider",
+          "org.hibernate.engine.spi.TypedValue",
+          "org.hibernate.tuple.component.**",
+          "org.jboss.interceptor.**",
+          "org.jboss.weld.interceptor.**",
+          "org.mozilla.javascript.**",
+          "org.python.**",
+          "com.mchange.v2.c3p0.**",
+          "com.sun.syndication.feed.impl.**",
+          "com.rometools.rome.feed.impl.**",
+          "com.vaadin.data.util.**",
+          "net.sf.json.**",
+          "javassist.**",
+          "bsh.**",
+          "clojure.**");
 
-  private static final ClassFilter DEFAULTS = new ClassFilter(List.of());
+  private static final ClassFilter DEFAULTS_ONLY = new ClassFilter(List.of());
 
-  private final List<String> allowPatterns;
-  private final List<Pattern> allowed;
-  private static final List<Pattern> SAFE = compile(SAFE_BASE);
-  private static final List<Pattern> DENIED = compile(DENY);
+  private final List<String> patterns;
+  private final boolean allowAll;
+  private final Set<String> exact;
+  private final List<String> directPackages;
+  private final List<String> packageTrees;
 
-  private ClassFilter(Collection<String> allowPatterns) {
-    this.allowPatterns = List.copyOf(allowPatterns);
-    this.allowed = compile(this.allowPatterns);
+  private ClassFilter(List<String> patterns) {
+    this.patterns = List.copyOf(patterns);
+    boolean all = false;
+    List<String> exactNames = new ArrayList<>();
+    List<String> direct = new ArrayList<>();
+    List<String> trees = new ArrayList<>();
+    for (String p : this.patterns) {
+      if (p.equals("*")) {
+        all = true;
+      } else if (p.endsWith(".**")) {
+        trees.add(p.substring(0, p.length() - 2));
+      } else if (p.endsWith(".*")) {
+        direct.add(p.substring(0, p.length() - 1));
+      } else {
+        exactNames.add(p);
+      }
+    }
+    this.allowAll = all;
+    this.exact = Set.copyOf(exactNames);
+    this.directPackages = List.copyOf(direct);
+    this.packageTrees = List.copyOf(trees);
   }
 
+  /**
+   * A filter allowing the built-in base set plus classes matching {@code allowPatterns}.
+   *
+   * @throws IllegalArgumentException naming the first malformed pattern
+   */
   public static ClassFilter of(Collection<String> allowPatterns) {
-    return new ClassFilter(allowPatterns);
+    Objects.requireNonNull(allowPatterns, "allowPatterns");
+    List<String> cleaned = new ArrayList<>();
+    for (String raw : allowPatterns) {
+      String p = raw == null ? "" : raw.strip();
+      if (!VALID_PATTERN.matcher(p).matches()) {
+        throw new IllegalArgumentException(
+            "malformed allowedClasses pattern '"
+                + raw
+                + "': use a class name, 'pkg.*', 'pkg.**' or '*'");
+      }
+      if (!cleaned.contains(p)) {
+        cleaned.add(p);
+      }
+    }
+    return new ClassFilter(cleaned);
   }
 
+  /** A filter allowing only the built-in base set. */
   public static ClassFilter defaultsOnly() {
-    return DEFAULTS;
+    return DEFAULTS_ONLY;
   }
 
+  /** The configured allow patterns, without the built-in base set. */
   public List<String> patterns() {
-    return allowPatterns;
+    return patterns;
   }
 
+  /** Whether {@code className} may be deserialized. */
   public boolean allows(String className) {
     return refusal(className) == null;
   }
 
-  /** @throws ClassNotAllowedException naming the class and the reason */
+  /**
+   * Throws unless {@code className} may be deserialized.
+   *
+   * @throws ClassNotAllowedException naming the class and whether it is denied or merely not allowed
+   */
   public void check(String className) {
     String why = refusal(className);
     if (why != null) {
@@ -96,88 +245,107 @@ public final class ClassFilter {
     }
   }
 
-  /** Why the class is refused, or null when it is allowed. */
-  private String refusal(String className) {
+  /** Null when allowed, otherwise the reason for refusal. */
+  String refusal(String className) {
+    if (className == null || className.isEmpty()) {
+      return NOT_ALLOWED;
+    }
     String name = componentName(className);
     if (name == null) {
-      return null; // an array of primitives
+      return NOT_ALLOWED; // malformed array descriptor
     }
-    if (matchesAny(DENIED, name)) {
-      return "it is on Tandem's built-in deny-list of known deserialization gadgets";
-    }
-    if (matchesAny(SAFE, name) || matchesAny(allowed, name)) {
+    if (PRIMITIVES.contains(name)) {
       return null;
     }
-    return "it is not on the allow-list; add it (or its package, as com.example.*  or com.example.**) to the"
-        + " Manager's allowedClasses attribute";
+    if (isDenied(name)) {
+      return DENIED;
+    }
+    if (allowAll || inBaseSet(name) || matchesPatterns(name)) {
+      return null;
+    }
+    return NOT_ALLOWED;
   }
 
-  /** The element class name of an array class name (JVM or Java form), the name itself otherwise; null for primitives. */
-  private static String componentName(String className) {
-    String name = className;
-    while (name.startsWith("[")) {
-      name = name.substring(1);
-    }
-    if (name.length() != className.length()) {
-      if (name.startsWith("L") && name.endsWith(";")) {
-        return name.substring(1, name.length() - 1);
-      }
-      return name.length() == 1 ? null : name;
-    }
-    while (name.endsWith("[]")) {
-      name = name.substring(0, name.length() - 2);
-    }
-    return PRIMITIVES.contains(name) ? null : name;
-  }
-
-  private static final Set<String> PRIMITIVES =
-      Set.of("boolean", "byte", "char", "short", "int", "long", "float", "double");
-
-  private static boolean matchesAny(List<Pattern> patterns, String name) {
-    for (Pattern p : patterns) {
-      if (p.matches(name)) {
+  private static boolean isDenied(String name) {
+    for (String d : DENY) {
+      if (d.endsWith(".**")) {
+        if (name.startsWith(d.substring(0, d.length() - 2))) {
+          return true;
+        }
+      } else if (name.equals(d) || name.startsWith(d + "$")) {
         return true;
       }
     }
     return false;
   }
 
-  private static List<Pattern> compile(Collection<String> patterns) {
-    List<Pattern> out = new ArrayList<>();
-    for (String p : patterns) {
-      out.add(Pattern.of(p));
+  private static boolean inBaseSet(String name) {
+    if (BASE_EXACT.contains(name)) {
+      return true;
     }
-    return List.copyOf(out);
+    for (String prefix : BASE_PREFIXES) {
+      if (name.startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
   }
 
-  /** One compiled pattern. */
-  private record Pattern(Kind kind, String text) {
-    enum Kind { ALL, EXACT, PACKAGE, SUBTREE, PREFIX }
-
-    static Pattern of(String p) {
-      if (p.equals("*")) {
-        return new Pattern(Kind.ALL, "");
-      }
-      if (p.endsWith(".**")) {
-        return new Pattern(Kind.SUBTREE, p.substring(0, p.length() - 2));
-      }
-      if (p.endsWith(".*")) {
-        return new Pattern(Kind.PACKAGE, p.substring(0, p.length() - 1));
-      }
-      if (p.endsWith("*")) {
-        return new Pattern(Kind.PREFIX, p.substring(0, p.length() - 1));
-      }
-      return new Pattern(Kind.EXACT, p);
+  private boolean matchesPatterns(String name) {
+    if (exact.contains(name)) {
+      return true;
     }
+    for (String tree : packageTrees) {
+      if (name.startsWith(tree)) {
+        return true;
+      }
+    }
+    for (String pkg : directPackages) {
+      if (name.startsWith(pkg) && name.indexOf('.', pkg.length()) < 0) {
+        return true;
+      }
+    }
+    return false;
+  }
 
-    boolean matches(String name) {
-      return switch (kind) {
-        case ALL -> true;
-        case EXACT -> name.equals(text);
-        case SUBTREE -> name.startsWith(text);
-        case PACKAGE -> name.startsWith(text) && name.indexOf('.', text.length()) < 0;
-        case PREFIX -> name.startsWith(text);
+  /**
+   * The innermost component of an array name, the name itself for a non-array, or null for a malformed array
+   * descriptor. Primitive components come back as their keyword ({@code int}).
+   */
+  static String componentName(String className) {
+    String name = className;
+    while (name.endsWith("[]")) {
+      name = name.substring(0, name.length() - 2);
+    }
+    if (!name.startsWith("[")) {
+      return name;
+    }
+    int dims = 0;
+    while (dims < name.length() && name.charAt(dims) == '[') {
+      dims++;
+    }
+    String rest = name.substring(dims);
+    if (rest.length() == 1) {
+      return switch (rest.charAt(0)) {
+        case 'Z' -> "boolean";
+        case 'B' -> "byte";
+        case 'C' -> "char";
+        case 'S' -> "short";
+        case 'I' -> "int";
+        case 'J' -> "long";
+        case 'F' -> "float";
+        case 'D' -> "double";
+        default -> null;
       };
     }
+    if (rest.length() > 2 && rest.charAt(0) == 'L' && rest.endsWith(";")) {
+      return rest.substring(1, rest.length() - 1);
+    }
+    return null;
+  }
+
+  @Override
+  public String toString() {
+    return "ClassFilter" + patterns;
   }
 }

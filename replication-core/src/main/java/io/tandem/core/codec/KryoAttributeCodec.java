@@ -1,53 +1,50 @@
 package io.tandem.core.codec;
 
-import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
-import com.esotericsoftware.kryo.Serializer;
-import com.esotericsoftware.kryo.SerializerFactory;
-import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.KryoBufferOverflowException;
 import com.esotericsoftware.kryo.io.Output;
-import com.esotericsoftware.kryo.serializers.CollectionSerializer;
-import com.esotericsoftware.kryo.serializers.DefaultSerializers;
-import com.esotericsoftware.kryo.serializers.MapSerializer;
-import com.esotericsoftware.kryo.util.DefaultClassResolver;
-import com.esotericsoftware.kryo.util.MapReferenceResolver;
 import com.esotericsoftware.kryo.util.Pool;
 import io.tandem.core.session.Blob;
-import java.util.Collection;
-import java.util.Map;
-import java.util.UUID;
-import org.objenesis.strategy.StdInstantiatorStrategy;
+import java.io.OutputStream;
+import java.util.Objects;
 
 /**
- * Kryo serialization: several times faster and smaller than Java serialization for typical session attributes.
- * Classes are written by name (no registration needed), object graphs keep their shared references, and classes
- * without a no-arg constructor are instantiated the way Java serialization would.
+ * Kryo 5 codec: several times faster and smaller than JDK serialization for typical session values.
  *
- * <p>Safety: a class name read from the bytes is checked against the {@link ClassFilter} before it is loaded
- * (through the given class loader); depth, value size and every length are bounded by the {@link CodecLimits}.
- * JDK wrappers that Kryo cannot rebuild field by field ({@code Collections.unmodifiable*}, {@code List.of}) go
- * through {@link JdkAttributeCodec}, under the same filter.
+ * <p>Kryo instances are not thread-safe, so they are pooled; one is borrowed per call. Decoding treats the bytes
+ * as hostile: class names are checked against the {@link ClassFilter} before loading, nesting is capped with
+ * {@code Kryo#setMaxDepth}, and declared collection, array and string lengths are checked before anything is
+ * allocated for them. Every failure surfaces as a {@link CodecException} (or subclass), never a raw Kryo
+ * exception. An instance whose call failed is discarded rather than returned to the pool, so no half-reset
+ * state leaks into the next call.
  *
- * <p>Implementation notes: Kryo instances are not thread-safe; each call borrows one from a pool and returns it
- * only after a clean run (a failed read can leave it mid-graph, so it is dropped instead).
+ * <p>Unmodifiable/synchronized collection wrappers and {@code List.of}-style collections are written with
+ * (filtered) JDK serialization inside the Kryo stream, so their elements must be {@link java.io.Serializable}.
+ *
+ * <p>Pooled Kryo instances keep their per-class registrations (serializers) between calls, which holds those
+ * classes, and so their class loaders, for as long as the codec lives: create one codec per web application,
+ * not one shared across redeployments.
  */
 public final class KryoAttributeCodec implements AttributeCodec {
+  private static final int POOL_SIZE = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+
   private final ClassFilter filter;
   private final CodecLimits limits;
-  private final JdkAttributeCodec jdk;
-  private final Pool<Kryo> pool =
-      new Pool<>(true, false, 64) {
-        @Override
-        protected Kryo create() {
-          return newKryo();
-        }
-      };
+  private final ClassLoader defaultLoader = KryoAttributeCodec.class.getClassLoader();
+  private final Pool<GuardedKryo> pool;
 
   public KryoAttributeCodec(ClassFilter filter, CodecLimits limits) {
-    this.filter = filter;
-    this.limits = limits;
-    this.jdk = new JdkAttributeCodec(filter, limits);
+    this.filter = Objects.requireNonNull(filter, "filter");
+    this.limits = Objects.requireNonNull(limits, "limits");
+    this.pool =
+        new Pool<>(true, false, POOL_SIZE) {
+          @Override
+          protected GuardedKryo create() {
+            GuardedKryo kryo = new GuardedKryo(filter, limits);
+            kryo.setClassLoader(defaultLoader);
+            return kryo;
+          }
+        };
   }
 
   @Override
@@ -57,217 +54,133 @@ public final class KryoAttributeCodec implements AttributeCodec {
 
   @Override
   public Blob encode(Object value) {
+    Objects.requireNonNull(value, "value");
     String className = value.getClass().getName();
-    Kryo kryo = pool.obtain();
-    boolean clean = false;
+    GuardedKryo kryo = pool.obtain();
+    boolean ok = false;
     try {
-      Output output = new Output(Math.min(4096, limits.maxValueBytes()), limits.maxValueBytes());
+      Output output = new Output(Math.min(256, limits.maxValueBytes()), limits.maxValueBytes());
       kryo.writeClassAndObject(output, value);
-      clean = true;
-      return Blob.wrap(output.toBytes());
-    } catch (KryoBufferOverflowException e) {
-      throw new ValueTooLargeException(className, limits.maxValueBytes() + 1L, limits.maxValueBytes());
-    } catch (CodecException e) {
-      throw e;
-    } catch (KryoException | StackOverflowError | IllegalArgumentException | UnsupportedOperationException e) {
-      if (e.getCause() instanceof CodecException codec) {
-        throw codec;
+      byte[] bytes = output.toBytes();
+      ok = true;
+      return Blob.wrap(bytes);
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      if (CodecFailures.find(e, KryoBufferOverflowException.class) != null) {
+        throw new ValueTooLargeException(className, measure(value), limits.maxValueBytes());
       }
-      throw new CodecException("cannot serialize " + className + ": " + e.getMessage(), e);
+      throw translate(e, "cannot serialize " + className);
     } finally {
-      if (clean) {
-        pool.free(kryo);
+      release(kryo, ok);
+    }
+  }
+
+  @Override
+  public Object decode(Blob bytes, ClassLoader loader) {
+    Objects.requireNonNull(bytes, "bytes");
+    if (bytes.size() > limits.maxValueBytes()) {
+      throw new ValueTooLargeException("value", bytes.size(), limits.maxValueBytes());
+    }
+    GuardedKryo kryo = pool.obtain();
+    boolean ok = false;
+    try {
+      kryo.resolver().beginCall();
+      kryo.setClassLoader(loader != null ? loader : defaultLoader);
+      kryo.decoding(true);
+      BoundedInput input = new BoundedInput(bytes.bytes());
+      Object value = kryo.readClassAndObject(input);
+      if (value == null) {
+        throw new CodecException("cannot deserialize value: the bytes hold no value");
+      }
+      if (input.remaining() != 0) {
+        throw new CodecException(
+            "cannot deserialize "
+                + value.getClass().getName()
+                + ": "
+                + input.remaining()
+                + " unexpected trailing bytes");
+      }
+      ok = true;
+      return value;
+    } catch (RuntimeException | StackOverflowError | LinkageError e) {
+      String known = kryo.resolver().lastClassName();
+      throw translate(e, "cannot deserialize " + (known != null ? known : "value"));
+    } finally {
+      kryo.decoding(false);
+      kryo.setClassLoader(defaultLoader); // never pin a webapp's loader in the pool
+      release(kryo, ok);
+    }
+  }
+
+  private void release(GuardedKryo kryo, boolean ok) {
+    if (ok) {
+      pool.free(kryo);
+    } else {
+      kryo.reset(); // drop references to the failed graph; the instance itself is not reused
+    }
+  }
+
+  private CodecException translate(Throwable e, String what) {
+    CodecException own = CodecFailures.find(e, CodecException.class);
+    if (own != null) {
+      return own;
+    }
+    String root = CodecFailures.rootMessage(e);
+    if (root.contains("Max depth exceeded")) {
+      return new CodecException(
+          what + ": object graph nesting depth exceeds maxDepth " + limits.maxDepth(), e);
+    }
+    if (e instanceof StackOverflowError
+        || CodecFailures.find(e, StackOverflowError.class) != null) {
+      return new CodecException(what + ": object graph nested too deeply", e);
+    }
+    if (e instanceof KryoException || e instanceof RuntimeException || e instanceof LinkageError) {
+      return new CodecException(what + ": " + root, e);
+    }
+    return new CodecException(what, e);
+  }
+
+  /** Size of an oversized value for the error message, counted without buffering it (capped at 16x the max). */
+  private long measure(Object value) {
+    long cap = 16L * limits.maxValueBytes();
+    CountingStream counter = new CountingStream(cap);
+    GuardedKryo kryo = new GuardedKryo(filter, limits);
+    try (Output output = new Output(counter, 8192)) {
+      kryo.writeClassAndObject(output, value);
+      output.flush();
+    } catch (RuntimeException | StackOverflowError e) {
+      // Capped or failed: report what was counted, at least one byte over the limit.
+    }
+    return Math.max(counter.count, limits.maxValueBytes() + 1L);
+  }
+
+  private static final class CountingStream extends OutputStream {
+    private final long cap;
+    long count;
+
+    CountingStream(long cap) {
+      this.cap = cap;
+    }
+
+    @Override
+    public void write(int b) {
+      add(1);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      add(len);
+    }
+
+    private void add(int n) {
+      count += n;
+      if (count > cap) {
+        throw new KryoException("size count capped");
       }
     }
   }
 
   @Override
-  public Object decode(Blob blob, ClassLoader loader) {
-    if (blob.size() > limits.maxValueBytes()) {
-      throw new ValueTooLargeException("(serialized value)", blob.size(), limits.maxValueBytes());
-    }
-    Kryo kryo = pool.obtain();
-    boolean clean = false;
-    kryo.setClassLoader(loader);
-    try {
-      Input input = new BoundedKryoInput(blob.bytes(), limits.maxCollectionSize());
-      Object value = kryo.readClassAndObject(input);
-      if (input.position() != input.limit()) {
-        throw new CodecException((input.limit() - input.position()) + " unexpected bytes after a serialized value");
-      }
-      clean = true;
-      return value;
-    } catch (CodecException e) {
-      throw e;
-    } catch (KryoException | StackOverflowError | IllegalArgumentException | IllegalStateException | ClassCastException
-        | IndexOutOfBoundsException | NegativeArraySizeException | UnsupportedOperationException e) {
-      CodecException cause = findCodecCause(e);
-      if (cause != null) {
-        throw cause;
-      }
-      throw new CodecException("cannot deserialize: " + e.getMessage(), e);
-    } finally {
-      kryo.setClassLoader(KryoAttributeCodec.class.getClassLoader());
-      if (clean) {
-        pool.free(kryo);
-      }
-    }
-  }
-
-  private static CodecException findCodecCause(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof CodecException codec) {
-        return codec;
-      }
-    }
-    return null;
-  }
-
-  private Kryo newKryo() {
-    Kryo kryo = new FilteringKryo(new FilteringClassResolver(filter));
-    kryo.setRegistrationRequired(false);
-    kryo.setReferences(true);
-    kryo.setMaxDepth(limits.maxDepth());
-    kryo.setInstantiatorStrategy(new com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
-    kryo.register(UUID.class, new DefaultSerializers.UUIDSerializer());
-    int maxSize = limits.maxCollectionSize();
-    kryo.addDefaultSerializer(Collection.class, new SerializerFactory.BaseSerializerFactory<CollectionSerializer<?>>() {
-      @Override
-      @SuppressWarnings("rawtypes")
-      public CollectionSerializer<?> newSerializer(Kryo k, Class type) {
-        return new BoundedCollectionSerializer(maxSize);
-      }
-    });
-    kryo.addDefaultSerializer(Map.class, new SerializerFactory.BaseSerializerFactory<MapSerializer<?>>() {
-      @Override
-      @SuppressWarnings("rawtypes")
-      public MapSerializer<?> newSerializer(Kryo k, Class type) {
-        return new BoundedMapSerializer(maxSize);
-      }
-    });
-    return kryo;
-  }
-
-  /** Sends JDK wrapper collections, which Kryo cannot rebuild field by field, through Java serialization. */
-  private final class FilteringKryo extends Kryo {
-    FilteringKryo(DefaultClassResolver resolver) {
-      super(resolver, new MapReferenceResolver());
-    }
-
-    @Override
-    @SuppressWarnings("rawtypes")
-    public Serializer getDefaultSerializer(Class type) {
-      String name = type.getName();
-      if (name.startsWith("java.util.Collections$")
-          || name.startsWith("java.util.ImmutableCollections$")
-          || name.equals("java.util.Arrays$ArrayList")) {
-        return new JdkFallbackSerializer(jdk);
-      }
-      Serializer serializer = super.getDefaultSerializer(type);
-      return type.isArray() ? new BoundedArraySerializer(serializer) : serializer;
-    }
-  }
-
-  /** Checks every class name read from the bytes against the filter before loading it. */
-  private static final class FilteringClassResolver extends DefaultClassResolver {
-    private final ClassFilter filter;
-
-    FilteringClassResolver(ClassFilter filter) {
-      this.filter = filter;
-    }
-
-    @Override
-    @SuppressWarnings("rawtypes")
-    protected Class getTypeByName(String className) {
-      filter.check(className);
-      try {
-        // Resolved here rather than cached by name, so a pooled Kryo never hands one web application's class
-        // to a call made with another's loader.
-        return Class.forName(className, false, kryo.getClassLoader());
-      } catch (ClassNotFoundException e) {
-        throw new CodecException("class " + className + " is not visible to the web application's class loader", e);
-      }
-    }
-  }
-
-  @SuppressWarnings({"rawtypes", "unchecked"})
-  private static final class BoundedCollectionSerializer extends CollectionSerializer {
-    private final int max;
-
-    BoundedCollectionSerializer(int max) {
-      this.max = max;
-    }
-
-    @Override
-    protected Collection create(Kryo kryo, Input input, Class type, int size) {
-      if (size > max || !((BoundedKryoInput) input).fits(size, 1)) {
-        throw new CodecException("collection of " + size + " elements exceeds the limit of " + max + " or the bytes left");
-      }
-      return super.create(kryo, input, type, size);
-    }
-  }
-
-  @SuppressWarnings({"rawtypes", "unchecked"})
-  private static final class BoundedMapSerializer extends MapSerializer {
-    private final int max;
-
-    BoundedMapSerializer(int max) {
-      this.max = max;
-    }
-
-    @Override
-    protected Map create(Kryo kryo, Input input, Class type, int size) {
-      if (size > max || !((BoundedKryoInput) input).fits(size, 2)) {
-        throw new CodecException("map of " + size + " entries exceeds the limit of " + max + " or the bytes left");
-      }
-      return super.create(kryo, input, type, size);
-    }
-  }
-
-  /** Refuses an array length the remaining bytes cannot hold before the array serializer allocates it. */
-  @SuppressWarnings({"rawtypes", "unchecked"})
-  private static final class BoundedArraySerializer extends Serializer {
-    private final Serializer delegate;
-
-    BoundedArraySerializer(Serializer delegate) {
-      super(delegate.getAcceptsNull(), delegate.isImmutable());
-      this.delegate = delegate;
-    }
-
-    @Override
-    public void write(Kryo kryo, Output output, Object object) {
-      delegate.write(kryo, output, object);
-    }
-
-    @Override
-    public Object read(Kryo kryo, Input input, Class type) {
-      ((BoundedKryoInput) input).checkNextArrayLength();
-      return delegate.read(kryo, input, type);
-    }
-  }
-
-  /** Java serialization inside a Kryo stream, length-prefixed, with the same filter and limits. */
-  private static final class JdkFallbackSerializer extends Serializer<Object> {
-    private final JdkAttributeCodec jdk;
-
-    JdkFallbackSerializer(JdkAttributeCodec jdk) {
-      this.jdk = jdk;
-    }
-
-    @Override
-    public void write(Kryo kryo, Output output, Object object) {
-      byte[] bytes = jdk.encode(object).bytes();
-      output.writeVarInt(bytes.length, true);
-      output.writeBytes(bytes);
-    }
-
-    @Override
-    public Object read(Kryo kryo, Input input, Class<? extends Object> type) {
-      int length = input.readVarInt(true);
-      if (!((BoundedKryoInput) input).fits(length, 1)) {
-        throw new CodecException("embedded serialized value of " + length + " bytes exceeds the bytes left");
-      }
-      return jdk.decode(Blob.wrap(input.readBytes(length)), kryo.getClassLoader());
-    }
+  public String toString() {
+    return "KryoAttributeCodec[" + filter + ", " + limits + "]";
   }
 }

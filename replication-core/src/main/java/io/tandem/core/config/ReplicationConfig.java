@@ -126,7 +126,7 @@ public record ReplicationConfig(
     out.put("scope", scope.name());
     out.put("mode", mode.name());
     out.put("ackTimeout", Units.format(ackTimeout));
-    out.put("codec", codec.name().toLowerCase(java.util.Locale.ROOT));
+    out.put("codec", codec.configName());
     out.put("allowedClasses", String.join(",", allowedClasses));
     out.put("maxValueSize", Integer.toString(codecLimits.maxValueBytes()));
     out.put("maxFrameSize", Integer.toString(maxFrameSize));

@@ -66,7 +66,7 @@ class ReplicationConfigParserTest {
                     .hasSize(6)
                     .anySatisfy(v -> assertThat(v).startsWith("scope: 'everything'").contains("MODIFIED_ATTRIBUTE"))
                     .anySatisfy(v -> assertThat(v).startsWith("ackTimeout: '500'").contains("500ms"))
-                    .anySatisfy(v -> assertThat(v).startsWith("codec: 'protobuf'").contains("kryo or jdk"))
+                    .anySatisfy(v -> assertThat(v).startsWith("codec: 'protobuf'").contains("kryo, jdk"))
                     .anySatisfy(v -> assertThat(v).startsWith("asyncQueueCapacity: 0"))
                     .anySatisfy(v -> assertThat(v).startsWith("allowedClasses: 'com.example.***'"))
                     .anySatisfy(v -> assertThat(v).startsWith("colour: unknown attribute")));

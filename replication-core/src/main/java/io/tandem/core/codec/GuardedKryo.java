@@ -1,0 +1,323 @@
+package io.tandem.core.codec;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import com.esotericsoftware.kryo.serializers.CollectionSerializer;
+import com.esotericsoftware.kryo.serializers.DefaultArraySerializers.BooleanArraySerializer;
+import com.esotericsoftware.kryo.serializers.DefaultArraySerializers.ObjectArraySerializer;
+import com.esotericsoftware.kryo.serializers.DefaultArraySerializers.StringArraySerializer;
+import com.esotericsoftware.kryo.serializers.DefaultSerializers.ArraysAsListSerializer;
+import com.esotericsoftware.kryo.serializers.DefaultSerializers.PriorityQueueSerializer;
+import com.esotericsoftware.kryo.serializers.DefaultSerializers.URISerializer;
+import com.esotericsoftware.kryo.serializers.DefaultSerializers.UUIDSerializer;
+import com.esotericsoftware.kryo.serializers.MapSerializer;
+import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
+import com.esotericsoftware.kryo.util.MapReferenceResolver;
+import java.net.URI;
+import java.util.Collection;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.UUID;
+import org.objenesis.strategy.StdInstantiatorStrategy;
+
+/**
+ * A Kryo instance configured for untrusted input: class names are filtered before loading, every instantiated
+ * class is filtered again (covering field types Kryo does not name in the stream), and every serializer that
+ * allocates from a declared length checks it first. One instance serves one thread at a time (it is pooled).
+ */
+final class GuardedKryo extends Kryo {
+  private final ClassFilter filter;
+  private final CodecLimits limits;
+  private final FilteringClassResolver resolver;
+  private final Map<Class<?>, Boolean> checkedTypes = new IdentityHashMap<>();
+  private boolean decoding;
+
+  GuardedKryo(ClassFilter filter, CodecLimits limits) {
+    this(new FilteringClassResolver(filter), filter, limits);
+  }
+
+  private GuardedKryo(FilteringClassResolver resolver, ClassFilter filter, CodecLimits limits) {
+    super(resolver, new MapReferenceResolver());
+    this.resolver = resolver;
+    this.filter = filter;
+    this.limits = limits;
+    setRegistrationRequired(false);
+    setReferences(true);
+    setMaxDepth(limits.maxDepth());
+    // No-arg constructor when there is one, otherwise Objenesis (as JDK deserialization would do).
+    setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
+    addDefaultSerializer(UUID.class, new UUIDSerializer());
+    addDefaultSerializer(URI.class, new URISerializer());
+  }
+
+  FilteringClassResolver resolver() {
+    return resolver;
+  }
+
+  void decoding(boolean decoding) {
+    this.decoding = decoding;
+  }
+
+  /*
+   * Kryo names a class in the stream only where the declared type leaves it open; for final field and element
+   * types it reads the declared type directly. Checking every type read (and every type instantiated) closes
+   * that gap, so the filter sees the same classes a JDK ObjectInputFilter would.
+   */
+
+  @Override
+  public <T> T readObject(Input input, Class<T> type) {
+    checkType(type);
+    return super.readObject(input, type);
+  }
+
+  @Override
+  @SuppressWarnings("rawtypes")
+  public <T> T readObject(Input input, Class<T> type, Serializer serializer) {
+    checkType(type);
+    return super.readObject(input, type, serializer);
+  }
+
+  @Override
+  public <T> T readObjectOrNull(Input input, Class<T> type) {
+    checkType(type);
+    return super.readObjectOrNull(input, type);
+  }
+
+  @Override
+  @SuppressWarnings("rawtypes")
+  public <T> T readObjectOrNull(Input input, Class<T> type, Serializer serializer) {
+    checkType(type);
+    return super.readObjectOrNull(input, type, serializer);
+  }
+
+  @Override
+  public <T> T newInstance(Class<T> type) {
+    checkType(type);
+    return super.newInstance(type);
+  }
+
+  private void checkType(Class<?> type) {
+    if (decoding && !type.isPrimitive() && !checkedTypes.containsKey(type)) {
+      filter.check(type.getName());
+      checkedTypes.put(type, Boolean.TRUE);
+    }
+  }
+
+  @Override
+  @SuppressWarnings("rawtypes")
+  public Serializer getDefaultSerializer(Class type) {
+    if (needsJdkSerialization(type.getName())) {
+      return new JdkFallbackSerializer(filter, limits);
+    }
+    Serializer serializer = super.getDefaultSerializer(type);
+    Class<?> kind = serializer.getClass();
+    if (kind == CollectionSerializer.class) {
+      return new GuardedCollectionSerializer(limits);
+    }
+    if (kind == MapSerializer.class) {
+      return new GuardedMapSerializer(limits);
+    }
+    if (kind == PriorityQueueSerializer.class) {
+      return new GuardedPriorityQueueSerializer(limits);
+    }
+    if (kind == ArraysAsListSerializer.class) {
+      return new GuardedArraysAsListSerializer(limits);
+    }
+    if (kind == ObjectArraySerializer.class) {
+      return new GuardedObjectArraySerializer(this, type, limits);
+    }
+    if (kind == StringArraySerializer.class) {
+      return new GuardedStringArraySerializer(limits);
+    }
+    if (kind == BooleanArraySerializer.class) {
+      return new GuardedBooleanArraySerializer(limits);
+    }
+    return serializer;
+  }
+
+  /**
+   * JDK classes whose state Kryo cannot rebuild field by field: unmodifiable and synchronized wrappers have no
+   * usable constructor, and {@code List.of}/{@code Set.of}/{@code Map.of} place elements by a per-JVM random
+   * salt, so copying their fields to another JVM would corrupt them. Their own serialization form is safe.
+   */
+  private static boolean needsJdkSerialization(String name) {
+    if (name.startsWith("java.util.ImmutableCollections$")) {
+      return true;
+    }
+    return name.startsWith("java.util.Collections$")
+        && !name.startsWith("java.util.Collections$Empty")
+        && !name.startsWith("java.util.Collections$Singleton");
+  }
+
+  /**
+   * Checks a declared element count and returns a safe initial capacity: the count can exceed the bytes left
+   * only in a list of nulls, so pre-allocating more than the bytes left is never needed.
+   */
+  static int checkedCapacity(int declared, Input input, CodecLimits limits) {
+    if (declared < 0 || declared > limits.maxCollectionSize()) {
+      throw new CodecException(
+          "cannot deserialize value: declared size "
+              + declared
+              + " exceeds maxCollectionSize "
+              + limits.maxCollectionSize());
+    }
+    int remaining = input.limit() - input.position();
+    return Math.min(declared, Math.max(remaining, 0));
+  }
+
+  /** For arrays, which must be allocated in full: each element takes at least one byte. */
+  static void checkArrayLength(Input input, CodecLimits limits) {
+    int start = input.position();
+    int declared = input.readVarInt(true) - 1; // 0 means null
+    input.setPosition(start);
+    int capacity = checkedCapacity(Math.max(declared, 0), input, limits);
+    if (declared > capacity) {
+      throw new CodecException(
+          "cannot deserialize value: declared array length "
+              + declared
+              + " exceeds the bytes left (corrupt or truncated data)");
+    }
+  }
+
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  static final class GuardedCollectionSerializer extends CollectionSerializer<Collection> {
+    private final CodecLimits limits;
+
+    GuardedCollectionSerializer(CodecLimits limits) {
+      this.limits = limits;
+    }
+
+    @Override
+    protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
+      return super.create(kryo, input, type, checkedCapacity(size, input, limits));
+    }
+  }
+
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  static final class GuardedMapSerializer extends MapSerializer<Map> {
+    private final CodecLimits limits;
+
+    GuardedMapSerializer(CodecLimits limits) {
+      this.limits = limits;
+    }
+
+    @Override
+    protected Map create(Kryo kryo, Input input, Class<? extends Map> type, int size) {
+      // Each entry takes at least two bytes.
+      return super.create(kryo, input, type, checkedCapacity(size, input, limits) / 2);
+    }
+  }
+
+  @SuppressWarnings("rawtypes")
+  static final class GuardedPriorityQueueSerializer extends PriorityQueueSerializer {
+    private final CodecLimits limits;
+
+    GuardedPriorityQueueSerializer(CodecLimits limits) {
+      this.limits = limits;
+    }
+
+    @Override
+    protected PriorityQueue create(
+        Kryo kryo, Input input, Class<? extends PriorityQueue> type, int size) {
+      return super.create(kryo, input, type, checkedCapacity(size, input, limits));
+    }
+  }
+
+  @SuppressWarnings("rawtypes")
+  static final class GuardedArraysAsListSerializer extends ArraysAsListSerializer {
+    private final CodecLimits limits;
+
+    GuardedArraysAsListSerializer(CodecLimits limits) {
+      this.limits = limits;
+    }
+
+    @Override
+    protected List create(Kryo kryo, Input input, Class type, int size) {
+      return super.create(kryo, input, type, checkedCapacity(size, input, limits));
+    }
+  }
+
+  @SuppressWarnings("rawtypes")
+  static final class GuardedObjectArraySerializer extends ObjectArraySerializer {
+    private final CodecLimits limits;
+
+    GuardedObjectArraySerializer(Kryo kryo, Class type, CodecLimits limits) {
+      super(kryo, type);
+      this.limits = limits;
+    }
+
+    @Override
+    public Object[] read(Kryo kryo, Input input, Class type) {
+      checkArrayLength(input, limits);
+      return super.read(kryo, input, type);
+    }
+  }
+
+  @SuppressWarnings("rawtypes")
+  static final class GuardedStringArraySerializer extends StringArraySerializer {
+    private final CodecLimits limits;
+
+    GuardedStringArraySerializer(CodecLimits limits) {
+      this.limits = limits;
+    }
+
+    @Override
+    public String[] read(Kryo kryo, Input input, Class type) {
+      checkArrayLength(input, limits);
+      return super.read(kryo, input, type);
+    }
+  }
+
+  @SuppressWarnings("rawtypes")
+  static final class GuardedBooleanArraySerializer extends BooleanArraySerializer {
+    private final CodecLimits limits;
+
+    GuardedBooleanArraySerializer(CodecLimits limits) {
+      this.limits = limits;
+    }
+
+    @Override
+    public boolean[] read(Kryo kryo, Input input, Class type) {
+      checkArrayLength(input, limits);
+      return super.read(kryo, input, type);
+    }
+  }
+
+  /** Writes a value with filtered JDK serialization, length-prefixed, inside the Kryo stream. */
+  static final class JdkFallbackSerializer extends Serializer<Object> {
+    private final ClassFilter filter;
+    private final CodecLimits limits;
+
+    JdkFallbackSerializer(ClassFilter filter, CodecLimits limits) {
+      this.filter = filter;
+      this.limits = limits;
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, Object object) {
+      byte[] bytes = JdkSerialization.serialize(object, filter, limits.maxValueBytes());
+      output.writeVarInt(bytes.length, true);
+      output.writeBytes(bytes);
+    }
+
+    @Override
+    public Object read(Kryo kryo, Input input, Class<? extends Object> type) {
+      int length = input.readVarInt(true);
+      byte[] bytes = input.readBytes(length); // BoundedInput checks the length first
+      Object value =
+          JdkSerialization.deserialize(bytes, 0, length, kryo.getClassLoader(), filter, limits);
+      if (!type.isInstance(value)) {
+        throw new CodecException(
+            "cannot deserialize "
+                + type.getName()
+                + ": embedded JDK stream holds a "
+                + value.getClass().getName());
+      }
+      return value;
+    }
+  }
+}
