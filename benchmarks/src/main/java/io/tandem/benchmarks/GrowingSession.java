@@ -8,8 +8,8 @@ import java.util.Set;
 
 /**
  * The session of the growing-session workload (Web Performance's 2004 servlet report): each page adds an
- * attribute of about 1 KiB and lists them all. Values are Strings, which the default mutation policy can prove
- * immutable, so listing them does not count as changing them.
+ * attribute of about 1 KiB and lists them all. Values are Strings (which the default mutation policy can prove
+ * immutable, so listing them does not count as changing them) or maps (which it cannot, so listing them does).
  */
 final class GrowingSession implements SessionSource {
   static final int VALUE_CHARS = 1024;
@@ -19,6 +19,15 @@ final class GrowingSession implements SessionSource {
 
   GrowingSession(long now) {
     metadata = SessionMetadata.created(now, 1800);
+  }
+
+  /** About 1 KiB as a map of small values: what a form or a shopping cart line typically looks like. */
+  static java.util.HashMap<String, Object> mapValue(int page) {
+    java.util.HashMap<String, Object> map = new java.util.HashMap<>();
+    for (int i = 0; i < 16; i++) {
+      map.put("field-" + i, i % 2 == 0 ? (Object) ((long) page * 1000 + i) : "value " + i + " of page " + page + " ....................");
+    }
+    return map;
   }
 
   static String value(int page) {

@@ -58,11 +58,15 @@ public class ScopeReplicationBenchmark {
   @Param({"KRYO", "JDK"})
   public CodecKind codec;
 
+  /** STRING: 1 KiB strings (provably immutable). MAP: 1 KiB maps, which reading marks as changed. */
+  @Param({"STRING", "MAP"})
+  public String values;
+
   private final LongAdder wireBytes = new LongAdder();
   private ReplicationEngine owner;
   private ReplicationEngine buddy;
   private GrowingSession session;
-  private String[] values;
+  private Object[] pageValues;
   private int request;
 
   /**
@@ -104,9 +108,9 @@ public class ScopeReplicationBenchmark {
     var network = LoopbackTransport.network();
     owner = engine(config, new LoopbackTransport(OWNER, network, wireBytes), view);
     buddy = engine(config, new LoopbackTransport(BUDDY, network, new LongAdder()), view);
-    values = new String[ATTRIBUTES * 2];
-    for (int i = 0; i < values.length; i++) {
-      values[i] = GrowingSession.value(i);
+    pageValues = new Object[ATTRIBUTES * 2];
+    for (int i = 0; i < pageValues.length; i++) {
+      pageValues[i] = values.equals("MAP") ? GrowingSession.mapValue(i) : GrowingSession.value(i);
     }
     session = new GrowingSession(System.currentTimeMillis());
     owner.sessionCreated("bench", session);
@@ -138,7 +142,7 @@ public class ScopeReplicationBenchmark {
   FlushOutcome oneRequest(int page) {
     String name = "attribute-" + (page % ATTRIBUTES);
     session.access(System.currentTimeMillis());
-    session.put(name, values[page % values.length]);
+    session.put(name, pageValues[page % pageValues.length]);
     owner.attributeChanged("bench", name);
     Set<String> listed = session.attributeNames();
     return owner.flush("bench", listed);

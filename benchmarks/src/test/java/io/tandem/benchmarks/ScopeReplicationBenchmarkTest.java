@@ -24,6 +24,7 @@ class ScopeReplicationBenchmarkTest {
         ScopeReplicationBenchmark benchmark = new ScopeReplicationBenchmark();
         benchmark.scope = scope;
         benchmark.codec = codec;
+        benchmark.values = "STRING";
         benchmark.setUp();
         try {
           long before = benchmark.wireBytesSoFar();
