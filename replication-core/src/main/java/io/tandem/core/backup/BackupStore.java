@@ -159,6 +159,9 @@ public final class BackupStore {
    * missed an update answers with a gap and the owner re-sends the session under its new id.
    */
   public synchronized Message changeId(NodeId owner, Message.IdChange change) {
+    if (change.oldId().equals(change.newId())) {
+      return new Nack(Nack.Reason.REFUSED, 0, 0, "id change from " + change.oldId() + " to itself");
+    }
     BackupEntry held = entries.get(change.oldId());
     if (held == null) {
       gaps++;

@@ -1,5 +1,7 @@
 package io.tandem.core.replicator;
 
+import io.tandem.core.logging.RateLimitedLog;
+
 import io.tandem.core.codec.AttributeCodec;
 import io.tandem.core.codec.CodecException;
 import io.tandem.core.config.MutationPolicy;

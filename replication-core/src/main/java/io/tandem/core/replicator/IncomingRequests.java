@@ -1,5 +1,7 @@
 package io.tandem.core.replicator;
 
+import io.tandem.core.logging.RateLimitedLog;
+
 import io.tandem.core.backup.BackupStore;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;

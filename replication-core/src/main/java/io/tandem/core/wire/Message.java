@@ -163,7 +163,12 @@ public sealed interface Message {
       /** The message was malformed, too large, or named a class that is not allowed. */
       REFUSED,
       /** The receiver does not handle this message type or version. */
-      UNSUPPORTED
+      UNSUPPORTED,
+      /**
+       * The receiver's handler failed on this request. Transports turn it into {@code RemoteHandlerException}; the
+       * engine never sees it.
+       */
+      HANDLER_FAILED
     }
   }
 

@@ -135,6 +135,16 @@ class BackupStoreTest {
   }
 
   @Test
+  void changeId_toTheSameId_isRefusedAndKeepsTheBackup() {
+    store.applyFull(OWNER, full("same", 1, 3, Map.of()));
+
+    assertThat(store.changeId(OWNER, new Message.IdChange("same", "same", 1, 4))).isInstanceOfSatisfying(Nack.class,
+        n -> assertThat(n.reason()).isEqualTo(Nack.Reason.REFUSED));
+    assertThat(store.entry("same")).isPresent();
+    assertThat(store.isTombstoned("same")).isFalse();
+  }
+
+  @Test
   void changeId_afterAMissedUpdate_isAGap() {
     store.applyFull(OWNER, full("old", 1, 3, Map.of()));
 

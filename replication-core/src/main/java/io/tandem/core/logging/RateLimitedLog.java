@@ -1,4 +1,4 @@
-package io.tandem.core.replicator;
+package io.tandem.core.logging;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -10,17 +10,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * A WARN that repeats at most once per interval per key, saying how many were suppressed, so a misbehaving peer
  * or application cannot flood Tomcat's log. The counters, not the log, are the complete record.
  */
-final class RateLimitedLog {
+public final class RateLimitedLog {
   private static final long INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final Logger logger;
   private final ConcurrentHashMap<String, Window> windows = new ConcurrentHashMap<>();
 
-  RateLimitedLog(Logger logger) {
+  public RateLimitedLog(Logger logger) {
     this.logger = logger;
   }
 
-  void warn(String key, String message) {
+  public void warn(String key, String message) {
     long now = System.nanoTime();
     Window window = windows.computeIfAbsent(key, k -> new Window(now - INTERVAL_NANOS));
     long suppressed = window.tryOpen(now);

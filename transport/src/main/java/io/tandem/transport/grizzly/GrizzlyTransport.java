@@ -1,0 +1,604 @@
+package io.tandem.transport.grizzly;
+
+import io.tandem.core.logging.RateLimitedLog;
+import io.tandem.core.session.Blob;
+import io.tandem.core.spi.BackPressureException;
+import io.tandem.core.spi.Member;
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.PeerUnreachableException;
+import io.tandem.core.spi.RemoteHandlerException;
+import io.tandem.core.spi.RequestHandler;
+import io.tandem.core.spi.Transport;
+import io.tandem.core.spi.TransportException;
+import io.tandem.core.wire.CorruptFrameException;
+import io.tandem.core.wire.Envelope;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.MessageCodec;
+import io.tandem.core.wire.UnknownMessageTypeException;
+import io.tandem.core.wire.UnsupportedProtocolVersionException;
+import io.tandem.core.wire.WireException;
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.EmptyCompletionHandler;
+import org.glassfish.grizzly.WriteResult;
+import org.glassfish.grizzly.filterchain.BaseFilter;
+import org.glassfish.grizzly.filterchain.FilterChainBuilder;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
+import org.glassfish.grizzly.filterchain.TransportFilter;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
+import org.glassfish.grizzly.ssl.SSLEngineConfigurator;
+import org.glassfish.grizzly.ssl.SSLFilter;
+import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
+
+/**
+ * The {@link Transport} over Grizzly TCP NIO. One connection per pair of members: the member with the lower node id
+ * dials, the other accepts, so the two never race to open two. Both ends authenticate with an HMAC challenge over
+ * the cluster's shared secret before anything else is read; optionally the connection runs over TLS.
+ *
+ * <p>Frames are cut and decoded by core's {@code FrameDecoder} (the maximum frame size is enforced before anything
+ * is buffered). A bad frame is answered with a {@code Nack} naming the cause and the connection goes on; lost
+ * framing closes the connection. Outbound bytes not yet written are bounded per peer; past the bound requests
+ * fail at once with {@link BackPressureException} instead of queueing.
+ *
+ * <p>Implementation notes:
+ *
+ * <ul>
+ *   <li>Reads use Grizzly's same-thread strategy: a connection's frames are decoded and handled one at a time on
+ *       its selector thread, which gives the contract's per-sender order and no concurrent handling.
+ *   <li>{@code ready} (authenticated connection per peer), {@code byConnection} and {@code addresses} are
+ *       concurrent maps. {@code waiting} (requests queued until a peer's connection is ready) and {@code dialing}
+ *       are guarded by {@code this}, as is the decision to queue or send, so queued requests leave in order.
+ *   <li>Timers (request and connect timeouts, redials) run on one {@code tandem-transport-timer-<node>} thread.
+ * </ul>
+ */
+public final class GrizzlyTransport implements Transport {
+  private static final Logger LOG = System.getLogger(GrizzlyTransport.class.getName());
+
+  private final GrizzlyTransportConfig config;
+  private final NodeId local;
+  private final PeerAuthenticator authenticator;
+  private final RateLimitedLog log = new RateLimitedLog(LOG);
+  private final Map<NodeId, PeerConnection> ready = new ConcurrentHashMap<>();
+  private final Map<Connection<?>, PeerConnection> byConnection = new ConcurrentHashMap<>();
+  private final Map<NodeId, InetSocketAddress> addresses = new ConcurrentHashMap<>();
+  private final Map<NodeId, List<Waiting>> waiting = new HashMap<>();
+  private final Map<SocketAddress, NodeId> dialing = new HashMap<>();
+  private final Map<NodeId, Duration> backoff = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService timer;
+  private final Counters counters = new Counters();
+  private TCPNIOTransport grizzly;
+  private volatile RequestHandler handler;
+  private volatile InetSocketAddress boundAddress;
+  private volatile boolean closed;
+
+  private record Waiting(Message message, CompletableFuture<Message> reply) {}
+
+  private static final class Counters {
+    final LongAdder accepted = new LongAdder();
+    final LongAdder dialed = new LongAdder();
+    final LongAdder authFailures = new LongAdder();
+    final LongAdder refusedFrames = new LongAdder();
+    final LongAdder corrupt = new LongAdder();
+    final LongAdder backPressure = new LongAdder();
+    final LongAdder sent = new LongAdder();
+    final LongAdder timedOut = new LongAdder();
+    final LongAdder served = new LongAdder();
+  }
+
+  public GrizzlyTransport(GrizzlyTransportConfig config) {
+    this.config = config;
+    this.local = config.localNode();
+    this.authenticator = new PeerAuthenticator(config.sharedSecret(), config.clusterName());
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "tandem-transport-timer-" + local.value());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  @Override
+  public NodeId localNode() {
+    return local;
+  }
+
+  /** {@code host:port} this node listens on; known once started. */
+  @Override
+  public String localAddress() {
+    InetSocketAddress bound = boundAddress;
+    if (bound == null) {
+      throw new IllegalStateException("transport of " + local.value() + " is not started");
+    }
+    return bound.getHostString() + ":" + bound.getPort();
+  }
+
+  @Override
+  public synchronized void start(RequestHandler requestHandler) throws IOException {
+    if (grizzly != null) {
+      throw new IllegalStateException("already started");
+    }
+    this.handler = requestHandler;
+    FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter());
+    if (config.tls() != null) {
+      SSLEngineConfigurator server = new SSLEngineConfigurator(config.tls(), false, true, true);
+      SSLEngineConfigurator client = new SSLEngineConfigurator(config.tls(), true, false, false);
+      chain.add(new SSLFilter(server, client));
+    }
+    chain.add(new TandemFilter());
+    grizzly = TCPNIOTransportBuilder.newInstance()
+        .setName("tandem-transport-" + local.value())
+        .setIOStrategy(SameThreadIOStrategy.getInstance())
+        .setSelectorRunnersCount(2)
+        .setTcpNoDelay(true)
+        .setReuseAddress(true)
+        .setProcessor(chain.build())
+        .build();
+    grizzly.start();
+    TCPNIOServerConnection server = grizzly.bind(config.bindHost(), config.port());
+    boundAddress = (InetSocketAddress) server.getLocalAddress();
+    LOG.log(Level.INFO, "Tandem transport of {0} listening on {1} ({2})", local.value(), localAddress(), config);
+  }
+
+  @Override
+  public void updatePeers(MembershipView view) {
+    for (Member member : view.members()) {
+      if (!member.id().equals(local)) {
+        parseAddress(member).ifPresent(a -> addresses.put(member.id(), a));
+      }
+    }
+    for (NodeId known : List.copyOf(addresses.keySet())) {
+      if (!view.contains(known)) {
+        addresses.remove(known);
+        PeerConnection gone = ready.remove(known);
+        if (gone != null) {
+          gone.connection.closeSilently();
+        }
+        failWaiters(known, "no longer a member");
+      }
+    }
+    for (NodeId peer : addresses.keySet()) {
+      if (local.compareTo(peer) < 0 && !ready.containsKey(peer)) {
+        dial(peer);
+      }
+    }
+  }
+
+  private java.util.Optional<InetSocketAddress> parseAddress(Member member) {
+    String address = member.transportAddress();
+    int colon = address.lastIndexOf(':');
+    try {
+      return java.util.Optional.of(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
+    } catch (RuntimeException e) {
+      log.warn("address:" + member.id(), "Member " + member.id().value() + " advertises '" + address + "', which is not host:port");
+      return java.util.Optional.empty();
+    }
+  }
+
+  // ---- sending -------------------------------------------------------------------------------------------------
+
+  @Override
+  public CompletableFuture<Message> request(NodeId peer, Message message) {
+    CompletableFuture<Message> reply = new CompletableFuture<>();
+    if (closed || grizzly == null) {
+      reply.completeExceptionally(new PeerUnreachableException(peer, "transport of " + local.value() + " is not running"));
+      return reply;
+    }
+    synchronized (this) {
+      PeerConnection connection = ready.get(peer);
+      List<Waiting> queued = waiting.get(peer);
+      if (connection != null && (queued == null || queued.isEmpty())) {
+        send(connection, message, reply);
+        return reply;
+      }
+      if (!addresses.containsKey(peer)) {
+        reply.completeExceptionally(new PeerUnreachableException(peer, "not a member of the current view"));
+        return reply;
+      }
+      waiting.computeIfAbsent(peer, p -> new ArrayList<>()).add(new Waiting(message, reply));
+      if (local.compareTo(peer) < 0) {
+        dial(peer);
+      }
+    }
+    timer.schedule(() -> {
+      if (reply.completeExceptionally(new PeerUnreachableException(peer, "no connection within " + config.connectTimeout().toMillis() + "ms"))) {
+        synchronized (this) {
+          List<Waiting> queued = waiting.get(peer);
+          if (queued != null) {
+            queued.removeIf(w -> w.reply() == reply);
+          }
+        }
+      }
+    }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    return reply;
+  }
+
+  private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply) {
+    synchronized (connection) {
+      if (connection.state() != PeerConnection.State.READY) {
+        reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
+        return;
+      }
+      long id = connection.nextCorrelationId();
+      ByteBuffer frame = MessageCodec.encode(new Envelope(id, false, message));
+      int size = frame.remaining();
+      if (connection.queuedBytes.get() + size > config.maxQueuedBytesPerPeer()) {
+        counters.backPressure.increment();
+        reply.completeExceptionally(new BackPressureException(connection.peer(), connection.queuedBytes.get(), config.maxQueuedBytesPerPeer()));
+        return;
+      }
+      connection.pending.put(id, reply);
+      counters.sent.increment();
+      write(connection, frame, size);
+      timer.schedule(() -> {
+        if (connection.pending.remove(id, reply)) {
+          counters.timedOut.increment();
+          reply.completeExceptionally(new TimeoutException("no reply from " + connection.peer().value() + " within "
+              + config.requestTimeout().toMillis() + "ms"));
+        }
+      }, config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private void write(PeerConnection connection, ByteBuffer frame, int size) {
+    connection.queuedBytes.addAndGet(size);
+    Buffer buffer = Buffers.wrap(grizzly.getMemoryManager(), frame);
+    ((Connection<SocketAddress>) connection.connection).write(buffer, new EmptyCompletionHandler<WriteResult<Buffer, SocketAddress>>() {
+      @Override
+      public void completed(WriteResult<Buffer, SocketAddress> result) {
+        connection.queuedBytes.addAndGet(-size);
+      }
+
+      @Override
+      public void failed(Throwable error) {
+        connection.queuedBytes.addAndGet(-size);
+        connection.connection.closeSilently();
+      }
+    });
+  }
+
+  private void respond(PeerConnection connection, long correlationId, Message reply) {
+    ByteBuffer frame = MessageCodec.encode(new Envelope(correlationId, true, reply));
+    synchronized (connection) {
+      if (connection.state() != PeerConnection.State.CLOSED) {
+        write(connection, frame, frame.remaining());
+      }
+    }
+  }
+
+  // ---- connections -----------------------------------------------------------------------------------------------
+
+  private synchronized void dial(NodeId peer) {
+    InetSocketAddress address = addresses.get(peer);
+    if (address == null || closed || ready.containsKey(peer) || dialing.containsValue(peer) || handshaking(peer)) {
+      return;
+    }
+    dialing.put(address, peer);
+    counters.dialed.increment();
+    grizzly.connect(address, new EmptyCompletionHandler<>() {
+      @Override
+      public void failed(Throwable error) {
+        synchronized (GrizzlyTransport.this) {
+          dialing.remove(address);
+        }
+        failWaiters(peer, "cannot connect to " + address + ": " + error.getMessage());
+        scheduleRedial(peer);
+      }
+    });
+  }
+
+  /** Whether a connection this node dialed to {@code peer} is still in its handshake. */
+  private boolean handshaking(NodeId peer) {
+    for (PeerConnection connection : byConnection.values()) {
+      if (connection.dialer && peer.equals(connection.peer()) && connection.state() != PeerConnection.State.CLOSED) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void scheduleRedial(NodeId peer) {
+    if (closed || !addresses.containsKey(peer) || local.compareTo(peer) > 0) {
+      return;
+    }
+    Duration delay = backoff.merge(peer, config.reconnectBackoffMin(),
+        (previous, min) -> previous.multipliedBy(2).compareTo(config.reconnectBackoffMax()) > 0 ? config.reconnectBackoffMax() : previous.multipliedBy(2));
+    timer.schedule(() -> dial(peer), delay.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void failWaiters(NodeId peer, String reason) {
+    List<Waiting> failed;
+    synchronized (this) {
+      failed = waiting.remove(peer);
+    }
+    if (failed != null) {
+      failed.forEach(w -> w.reply().completeExceptionally(new PeerUnreachableException(peer, reason)));
+    }
+  }
+
+  private void becameReady(PeerConnection connection) {
+    NodeId peer = connection.peer();
+    List<Waiting> queued;
+    synchronized (this) {
+      connection.state(PeerConnection.State.READY);
+      PeerConnection previous = ready.put(peer, connection);
+      if (previous != null && previous != connection) {
+        previous.connection.closeSilently();
+      }
+      backoff.remove(peer);
+      queued = waiting.remove(peer);
+      if (queued != null) {
+        for (Waiting w : queued) {
+          if (!w.reply().isDone()) {
+            send(connection, w.message(), w.reply());
+          }
+        }
+      }
+    }
+    LOG.log(Level.DEBUG, "Tandem transport {0}: connected to {1}", local.value(), connection.describe());
+  }
+
+  private void closed(PeerConnection connection) {
+    connection.state(PeerConnection.State.CLOSED);
+    byConnection.remove(connection.connection);
+    NodeId peer = connection.peer();
+    boolean wasCurrent = peer != null && ready.remove(peer, connection);
+    for (Map.Entry<Long, CompletableFuture<Message>> e : connection.pending.entrySet()) {
+      if (connection.pending.remove(e.getKey(), e.getValue())) {
+        e.getValue().completeExceptionally(new PeerUnreachableException(peer == null ? local : peer, "connection closed"));
+      }
+    }
+    if (connection.dialer && (wasCurrent || !ready.containsKey(peer))) {
+      scheduleRedial(peer);
+    }
+  }
+
+  // ---- reading ---------------------------------------------------------------------------------------------------
+
+  /** Cuts frames, runs the handshake, dispatches requests and replies. */
+  private final class TandemFilter extends BaseFilter {
+    @Override
+    public NextAction handleAccept(FilterChainContext ctx) {
+      counters.accepted.increment();
+      byConnection.put(ctx.getConnection(), new PeerConnection(ctx.getConnection(), false, null, authenticator.newNonce(), config.maxFrameSize()));
+      return ctx.getInvokeAction();
+    }
+
+    @Override
+    public NextAction handleConnect(FilterChainContext ctx) {
+      Connection<?> connection = ctx.getConnection();
+      NodeId expected;
+      synchronized (GrizzlyTransport.this) {
+        expected = dialing.remove((SocketAddress) connection.getPeerAddress());
+      }
+      if (expected == null) {
+        connection.closeSilently();
+        return ctx.getStopAction();
+      }
+      PeerConnection peer = new PeerConnection(connection, true, expected, authenticator.newNonce(), config.maxFrameSize());
+      byConnection.put(connection, peer);
+      sendHandshake(peer, Blob.EMPTY);
+      return ctx.getInvokeAction();
+    }
+
+    @Override
+    public NextAction handleRead(FilterChainContext ctx) {
+      Buffer input = ctx.getMessage();
+      PeerConnection connection = byConnection.get(ctx.getConnection());
+      if (connection == null) {
+        input.tryDispose();
+        return ctx.getStopAction();
+      }
+      connection.decoder.feed(input.toByteBuffer());
+      try {
+        while (connection.state() != PeerConnection.State.CLOSED) {
+          Envelope envelope;
+          try {
+            envelope = connection.decoder.next();
+          } catch (CorruptFrameException e) {
+            counters.corrupt.increment();
+            log.warn("corrupt", "Closing the connection from " + connection.describe() + ": " + e.getMessage());
+            connection.connection.closeSilently();
+            break;
+          } catch (WireException e) {
+            refuse(connection, e);
+            continue;
+          }
+          if (envelope == null) {
+            break;
+          }
+          onEnvelope(connection, envelope);
+        }
+      } finally {
+        input.tryDispose();
+      }
+      return ctx.getStopAction();
+    }
+
+    @Override
+    public NextAction handleClose(FilterChainContext ctx) {
+      PeerConnection connection = byConnection.get(ctx.getConnection());
+      if (connection != null) {
+        closed(connection);
+      }
+      return ctx.getInvokeAction();
+    }
+  }
+
+  private void refuse(PeerConnection connection, WireException e) {
+    if (connection.state() != PeerConnection.State.READY) {
+      authenticationFailed(connection, "sent a bad frame before authenticating: " + e.getMessage());
+      return;
+    }
+    counters.refusedFrames.increment();
+    log.warn("refused:" + connection.peer(), "Refused a frame from " + connection.describe() + ": " + e.getMessage());
+    long id = e.correlationId();
+    if (id <= 0) {
+      return;
+    }
+    CompletableFuture<Message> mine = connection.pending.remove(id);
+    if (mine != null) {
+      mine.completeExceptionally(new TransportException(connection.peer(), "peer sent an unreadable reply: " + e.getMessage(), e));
+      return;
+    }
+    Message.Nack.Reason reason = e instanceof UnknownMessageTypeException || e instanceof UnsupportedProtocolVersionException
+        ? Message.Nack.Reason.UNSUPPORTED : Message.Nack.Reason.REFUSED;
+    respond(connection, id, new Message.Nack(reason, 0, 0, e.getMessage()));
+  }
+
+  private void onEnvelope(PeerConnection connection, Envelope envelope) {
+    if (connection.state() != PeerConnection.State.READY) {
+      handshake(connection, envelope);
+      return;
+    }
+    if (envelope.response()) {
+      CompletableFuture<Message> reply = connection.pending.remove(envelope.correlationId());
+      if (reply == null) {
+        return; // timed out already
+      }
+      if (envelope.message() instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.HANDLER_FAILED) {
+        reply.completeExceptionally(new RemoteHandlerException(connection.peer(), nack.detail()));
+      } else {
+        reply.complete(envelope.message());
+      }
+      return;
+    }
+    if (envelope.message() instanceof Message.Handshake) {
+      respond(connection, envelope.correlationId(), new Message.Nack(Message.Nack.Reason.UNSUPPORTED, 0, 0, "already authenticated"));
+      return;
+    }
+    counters.served.increment();
+    long id = envelope.correlationId();
+    try {
+      handler.handle(connection.peer(), envelope.message()).whenComplete((reply, failure) -> {
+        if (failure != null || reply == null) {
+          respond(connection, id, new Message.Nack(Message.Nack.Reason.HANDLER_FAILED, 0, 0, String.valueOf(failure)));
+        } else {
+          respond(connection, id, reply);
+        }
+      });
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "Request handler failed on a " + envelope.message().type() + " from " + connection.describe(), e);
+      respond(connection, id, new Message.Nack(Message.Nack.Reason.HANDLER_FAILED, 0, 0, e.toString()));
+    }
+  }
+
+  private void sendHandshake(PeerConnection connection, Blob proof) {
+    ByteBuffer frame = MessageCodec.encode(new Envelope(0, false,
+        new Message.Handshake(MessageCodec.PROTOCOL_VERSION, config.clusterName(), local, connection.localNonce, proof)));
+    write(connection, frame, frame.remaining());
+  }
+
+  /** The three-step challenge: hello, challenge with the acceptor's proof, the dialer's proof. */
+  private void handshake(PeerConnection connection, Envelope envelope) {
+    if (!(envelope.message() instanceof Message.Handshake hello)) {
+      authenticationFailed(connection, "sent a " + envelope.message().type() + " before authenticating");
+      return;
+    }
+    if (hello.protocolVersion() != MessageCodec.PROTOCOL_VERSION) {
+      authenticationFailed(connection, "speaks protocol version " + hello.protocolVersion() + ", this node speaks " + MessageCodec.PROTOCOL_VERSION);
+      return;
+    }
+    if (!hello.clusterName().equals(config.clusterName())) {
+      authenticationFailed(connection, "belongs to cluster '" + hello.clusterName() + "', not '" + config.clusterName() + "'");
+      return;
+    }
+    switch (connection.state()) {
+      case AWAITING_HELLO -> {
+        connection.peer(hello.node(), hello.nonce());
+        connection.state(PeerConnection.State.AWAITING_PROOF);
+        sendHandshake(connection, authenticator.proof(hello.nonce(), connection.localNonce, local));
+      }
+      case AWAITING_CHALLENGE -> {
+        if (!hello.node().equals(connection.peer())) {
+          authenticationFailed(connection, "answered as " + hello.node().value() + " where " + connection.peer().value() + " was dialed");
+          return;
+        }
+        if (!authenticator.verify(hello.proof(), connection.localNonce, hello.nonce(), hello.node())) {
+          authenticationFailed(connection, "could not prove the cluster's shared secret");
+          return;
+        }
+        connection.peer(hello.node(), hello.nonce());
+        sendHandshake(connection, authenticator.proof(hello.nonce(), connection.localNonce, local));
+        becameReady(connection);
+      }
+      case AWAITING_PROOF -> {
+        if (!hello.node().equals(connection.peer()) || !hello.nonce().equals(connection.peerNonce())
+            || !authenticator.verify(hello.proof(), connection.localNonce, hello.nonce(), hello.node())) {
+          authenticationFailed(connection, "could not prove the cluster's shared secret");
+          return;
+        }
+        becameReady(connection);
+      }
+      default -> authenticationFailed(connection, "sent a handshake in state " + connection.state());
+    }
+  }
+
+  private void authenticationFailed(PeerConnection connection, String why) {
+    counters.authFailures.increment();
+    log.warn("auth:" + connection.connection.getPeerAddress(), "Refused the connection from " + connection.describe() + ": it " + why);
+    connection.state(PeerConnection.State.CLOSED);
+    connection.connection.closeSilently();
+  }
+
+  // ---- figures and shutdown ------------------------------------------------------------------------------------
+
+  public TransportStats stats() {
+    return new TransportStats(counters.accepted.sum(), counters.dialed.sum(), counters.authFailures.sum(),
+        counters.refusedFrames.sum(), counters.corrupt.sum(), counters.backPressure.sum(), counters.sent.sum(),
+        counters.timedOut.sum(), counters.served.sum());
+  }
+
+  /** Outbound bytes queued for {@code peer} and not yet written to its socket. */
+  public long queuedBytes(NodeId peer) {
+    PeerConnection connection = ready.get(peer);
+    return connection == null ? 0 : connection.queuedBytes.get();
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    for (NodeId peer : List.copyOf(addresses.keySet())) {
+      failWaiters(peer, "transport closed");
+    }
+    for (PeerConnection connection : List.copyOf(byConnection.values())) {
+      closed(connection);
+    }
+    try {
+      if (grizzly != null) {
+        grizzly.shutdownNow();
+      }
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "Grizzly transport of " + local.value() + " did not shut down cleanly", e);
+    }
+    timer.shutdownNow();
+  }
+
+}
