@@ -25,6 +25,7 @@ final class IncomingRequests {
   private final BackupStore backups;
   private final OwnedSessions owned;
   private final Consumer<SessionSnapshot> adoptHandoff;
+  private final java.util.function.BiConsumer<OwnedSession, String> fence;
   private final ReplicationCounters counters;
   private final RateLimitedLog log;
 
@@ -33,12 +34,14 @@ final class IncomingRequests {
       BackupStore backups,
       OwnedSessions owned,
       Consumer<SessionSnapshot> adoptHandoff,
+      java.util.function.BiConsumer<OwnedSession, String> fence,
       ReplicationCounters counters,
       RateLimitedLog log) {
     this.local = local;
     this.backups = backups;
     this.owned = owned;
     this.adoptHandoff = adoptHandoff;
+    this.fence = fence;
     this.counters = counters;
     this.log = log;
   }
@@ -94,8 +97,13 @@ final class IncomingRequests {
         .orElseGet(() -> new Message.LocateReply(id, Message.LocateReply.Holding.NONE, 0, 0));
   }
 
-  /** A refusal when this node owns the session at the same or a newer epoch than the sender claims. */
+  /**
+   * A refusal when this node owns the session at the same or a newer epoch than the sender claims. When it owns an
+   * older epoch, the sender has taken the session over: the local copy is fenced and the update stored as a backup.
+   */
   private Optional<Message> ownedHere(String id, long epoch) {
+    owned.get(id).filter(s -> s.epoch() < epoch)
+        .ifPresent(s -> fence.accept(s, "another node owns it at epoch " + epoch + " (this node had epoch " + s.epoch() + ")"));
     return owned
         .get(id)
         .filter(s -> s.epoch() >= epoch)

@@ -123,7 +123,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 sessions.forEach(owned::markUnprotected);
               }
             });
-    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, counters, log);
+    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, counters, log);
   }
 
   /** Starts the transport and membership and begins following views. */

@@ -92,4 +92,24 @@ class ReplicationEngineFailureTest {
     await().atMost(AWAIT).until(() -> owner.engine.sessionsWithoutBackup() == 0);
     assertThat(owner.engine.lastReprotectionTime()).hasValueSatisfying(d -> assertThat(d).isGreaterThanOrEqualTo(Duration.ofSeconds(2)));
   }
+
+  @Test
+  void buddyPromotesItsBackup_theFormerOwnerIsFencedAsSoonAsTheNewOwnerReplicatesBack() throws Exception {
+    cluster = new EngineCluster(config().build(), "n1", "n2");
+    EngineCluster.Node owner = cluster.node("n1");
+    owner.create("s1");
+    owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
+
+    // The load balancer sends the user to n2, which takes the session over from its backup (epoch 2) and, n1 being
+    // its buddy, replicates it there.
+    EngineCluster.Node taker = cluster.node("n2");
+    assertThat(taker.engine.promote("s1")).isPresent();
+    taker.engine.runMaintenance();
+
+    await().atMost(AWAIT).untilAsserted(() -> {
+      assertThat(owner.listener.fenced).containsExactly("s1");
+      assertThat(owner.engine.owns("s1")).isFalse();
+      assertThat(owner.engine.backupOf("s1").map(b -> b.epoch())).contains(2L);
+    });
+  }
 }

@@ -1,0 +1,365 @@
+package io.tandem.tomcat;
+
+import io.tandem.core.codec.AttributeCodec;
+import io.tandem.core.codec.AttributeCodecs;
+import io.tandem.core.codec.ClassFilter;
+import io.tandem.core.codec.CodecException;
+import io.tandem.core.codec.CodecKind;
+import io.tandem.core.codec.JdkAttributeCodec;
+import io.tandem.core.config.InvalidConfigurationException;
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.config.ReplicationConfigParser;
+import io.tandem.core.replicator.FlushOutcome;
+import io.tandem.core.replicator.ReplicationEngine;
+import io.tandem.core.replicator.ReplicationListener;
+import io.tandem.core.replicator.ReplicationStats;
+import io.tandem.core.session.Blob;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import io.tandem.transport.grizzly.GrizzlyTransport;
+import io.tandem.transport.grizzly.GrizzlyTransportConfig;
+import io.tandem.transport.hazelcast.HazelcastMembership;
+import io.tandem.transport.hazelcast.HazelcastMembershipConfig;
+import java.io.IOException;
+import java.io.Serializable;
+import java.security.Principal;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.catalina.LifecycleException;
+import org.apache.catalina.LifecycleState;
+import org.apache.catalina.Session;
+import org.apache.catalina.session.ManagerBase;
+import org.apache.catalina.session.StandardSession;
+import org.apache.juli.logging.Log;
+import org.apache.juli.logging.LogFactory;
+
+/**
+ * The Tandem session manager: {@code <Manager className="io.tandem.tomcat.TandemManager" .../>} in {@code
+ * context.xml}. Sessions live on the node that created them and on its buddy; after each request the manager's own
+ * valve hands the session's changes to the replication engine. A request for a session this node does not hold
+ * is served from the local backup, which is promoted.
+ *
+ * <p>Attributes are recorded as strings by {@link #setProperty} and validated together in {@link #startInternal}:
+ * a bad value stops the context with a message naming the attribute, the value and what is allowed.
+ */
+public class TandemManager extends ManagerBase implements ReplicationListener {
+  private static final Log log = LogFactory.getLog(TandemManager.class);
+  private static final List<String> METADATA_CLASSES =
+      List.of("org.apache.catalina.realm.**", "org.apache.catalina.authenticator.**", "org.apache.tomcat.util.buf.**",
+          "jakarta.servlet.http.Cookie", "javax.security.auth.**");
+
+  private final Map<String, String> attributes = new LinkedHashMap<>();
+  private volatile ReplicationEngine engine;
+  private volatile AttributeCodec codec;
+  private volatile JdkAttributeCodec metadataCodec;
+  private volatile GrizzlyTransport transport;
+  private volatile ClusterSettings cluster;
+  private volatile String replicationFilter;
+  private final Map<Principal, Blob> principalCache = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+  /** Records any {@code <Manager>} attribute Tomcat has no setter for; validation happens at start. */
+  public boolean setProperty(String name, String value) {
+    if (name.equals("replicationFilter")) {
+      replicationFilter = value;
+    } else {
+      attributes.put(name, value);
+    }
+    return true;
+  }
+
+  public String getProperty(String name) {
+    return attributes.get(name);
+  }
+
+  @Override
+  public String getName() {
+    return "TandemManager";
+  }
+
+  String replicationFilter() {
+    return replicationFilter;
+  }
+
+  @Override
+  protected void startInternal() throws LifecycleException {
+    super.startInternal();
+    List<String> violations = new ArrayList<>();
+    Map<String, String> replicationAttributes = new HashMap<>();
+    attributes.forEach((k, v) -> {
+      if (ReplicationConfigParser.ATTRIBUTES.contains(k)) {
+        replicationAttributes.put(k, v);
+      }
+    });
+    for (String unknown : ClusterSettings.unknown(attributes, ReplicationConfigParser.ATTRIBUTES)) {
+      violations.add(unknown + ": unknown attribute");
+    }
+    ReplicationConfig config = null;
+    try {
+      config = ReplicationConfigParser.parse(replicationAttributes);
+    } catch (InvalidConfigurationException e) {
+      violations.addAll(e.violations());
+    }
+    ClusterSettings settings = ClusterSettings.parse(attributes, getJvmRoute(), violations);
+    if (!violations.isEmpty()) {
+      String message = "Invalid Tandem configuration of context [" + getContext().getName() + "]:\n  - " + String.join("\n  - ", violations);
+      log.error(message);
+      throw new LifecycleException(message);
+    }
+    this.cluster = settings;
+    this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
+    this.metadataCodec = new JdkAttributeCodec(ClassFilter.of(METADATA_CLASSES), config.codecLimits());
+    NodeId node = new NodeId(settings.nodeId());
+    GrizzlyTransportConfig loopbackDefaults = GrizzlyTransportConfig.loopback(settings.clusterName(), node, settings.sharedSecret(), config.ackTimeout());
+    this.transport = new GrizzlyTransport(new GrizzlyTransportConfig(settings.clusterName(), node, settings.bindAddress(),
+        settings.transportPort(), settings.sharedSecret(), config.ackTimeout(), loopbackDefaults.connectTimeout(),
+        config.maxFrameSize(), Math.max(settings.maxQueuedBytesPerPeer(), config.maxFrameSize()),
+        loopbackDefaults.reconnectBackoffMin(), loopbackDefaults.reconnectBackoffMax(), null));
+    HazelcastMembership membership = new HazelcastMembership(new HazelcastMembershipConfig(settings.clusterName(), node,
+        settings.bindAddress() + ":" + settings.transportPort(), settings.bindAddress(), settings.membershipPort(),
+        settings.members(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
+    this.engine = new ReplicationEngine(config, transport, membership, codec, Clock.systemUTC(), this);
+    try {
+      engine.start();
+    } catch (Exception e) {
+      engine.close();
+      throw new LifecycleException("Tandem could not join cluster [" + settings.clusterName() + "] as [" + node.value() + "]: " + e, e);
+    }
+    getContext().getPipeline().addValve(new TandemValve(this));
+    log.info("Tandem manager of context [" + getContext().getName() + "] started: " + settings + " " + config.describe());
+    setState(LifecycleState.STARTING);
+  }
+
+  @Override
+  protected void stopInternal() throws LifecycleException {
+    setState(LifecycleState.STOPPING);
+    ReplicationEngine running = engine;
+    if (running != null) {
+      running.close();
+    }
+    super.stopInternal();
+  }
+
+  @Override
+  public void load() {
+    // Sessions survive a restart through the buddy, not through a file.
+  }
+
+  @Override
+  public void unload() {
+    // See load().
+  }
+
+  // ---- sessions -------------------------------------------------------------------------------------------------
+
+  @Override
+  protected StandardSession getNewSession() {
+    return new TandemSession(this);
+  }
+
+  @Override
+  public Session createSession(String sessionId) {
+    Session session = super.createSession(sessionId);
+    engine.sessionCreated(stripRoute(session.getIdInternal()), (TandemSession) session);
+    return session;
+  }
+
+  /**
+   * Finds a session whatever jvmRoute suffix the id carries; a session this node does not hold live is promoted
+   * from the local backup (or from a session adopted after its owner died).
+   */
+  @Override
+  public Session findSession(String id) throws IOException {
+    Session local = super.findSession(id);
+    if (local != null || id == null) {
+      return local;
+    }
+    String base = stripRoute(id);
+    for (Session candidate : sessions.values()) {
+      if (stripRoute(candidate.getIdInternal()).equals(base)) {
+        return candidate;
+      }
+    }
+    Optional<SessionSnapshot> snapshot = engine.promote(base);
+    if (snapshot.isEmpty()) {
+      return null;
+    }
+    return materialize(base, snapshot.get());
+  }
+
+  private synchronized Session materialize(String base, SessionSnapshot snapshot) throws IOException {
+    Session again = super.findSession(withRoute(base));
+    if (again != null) {
+      return again;
+    }
+    ClassLoader loader = getContext().getLoader() == null ? getClass().getClassLoader() : getContext().getLoader().getClassLoader();
+    Map<String, Object> values = new HashMap<>();
+    for (Map.Entry<String, Blob> attribute : snapshot.attributes().entrySet()) {
+      try {
+        values.put(attribute.getKey(), codec.decode(attribute.getValue(), loader));
+      } catch (CodecException e) {
+        log.warn("Session [" + base + "] attribute [" + attribute.getKey() + "] cannot be restored after failover: " + e.getMessage());
+      }
+    }
+    Principal principal = decodePrincipal(snapshot.metadata().principal(), loader);
+    TandemSession session = (TandemSession) createEmptySession();
+    session.restore(snapshot.metadata(), values, principal);
+    for (Map.Entry<String, Blob> note : snapshot.metadata().notes().entrySet()) {
+      try {
+        session.setNote(note.getKey(), metadataCodec.decode(note.getValue(), loader));
+      } catch (CodecException e) {
+        log.warn("Session [" + base + "] note [" + note.getKey() + "] cannot be restored after failover: " + e.getMessage());
+      }
+    }
+    session.setId(withRoute(base), false);
+    session.activate();
+    engine.attach(base, session);
+    log.info("Session [" + base + "] taken over by node [" + cluster.nodeId() + "] (epoch " + (snapshot.epoch()) + ", version " + snapshot.version() + ")");
+    return session;
+  }
+
+  private Principal decodePrincipal(Blob blob, ClassLoader loader) {
+    if (blob == null) {
+      return null;
+    }
+    try {
+      return (Principal) metadataCodec.decode(blob, loader);
+    } catch (CodecException | ClassCastException e) {
+      log.warn("An authenticated principal could not be restored after failover: " + e.getMessage());
+      return null;
+    }
+  }
+
+  @Override
+  protected void changeSessionId(Session session, String newId, boolean notifySessionListeners, boolean notifyContainerListeners) {
+    String oldBase = stripRoute(session.getIdInternal());
+    super.changeSessionId(session, newId, notifySessionListeners, notifyContainerListeners);
+    String newBase = stripRoute(newId);
+    if (!oldBase.equals(newBase)) {
+      engine.changeId(oldBase, newBase);
+    }
+  }
+
+  String withRoute(String base) {
+    String route = getJvmRoute();
+    return route == null || route.isEmpty() ? base : base + "." + route;
+  }
+
+  static String stripRoute(String id) {
+    int dot = id.indexOf('.');
+    return dot < 0 ? id : id.substring(0, dot);
+  }
+
+  // ---- what sessions and the valve report ---------------------------------------------------------------------
+
+  void attributeChanged(TandemSession session, String name) {
+    ReplicationEngine running = engine;
+    if (running != null && session.getIdInternal() != null) {
+      running.attributeChanged(session.baseId(), name);
+    }
+  }
+
+  void ended(String base, boolean invalidated) {
+    ReplicationEngine running = engine;
+    if (running != null) {
+      if (invalidated) {
+        running.invalidated(base);
+      } else {
+        running.expired(base);
+      }
+    }
+  }
+
+  FlushOutcome flush(TandemSession session, Set<String> reads) {
+    return engine.flush(session.baseId(), reads);
+  }
+
+  Blob encodePrincipal(Principal principal) {
+    if (principal == null) {
+      return null;
+    }
+    return principalCache.computeIfAbsent(principal, p -> {
+      try {
+        return metadataCodec.encode(p);
+      } catch (CodecException e) {
+        log.warn("The authenticated principal " + p.getClass().getName() + " is not replicated: " + e.getMessage());
+        return Blob.EMPTY;
+      }
+    });
+  }
+
+  Optional<Blob> encodeNote(Object note) {
+    if (!(note instanceof Serializable)) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(metadataCodec.encode(note));
+    } catch (CodecException e) {
+      return Optional.empty();
+    }
+  }
+
+  // ---- ReplicationListener --------------------------------------------------------------------------------------
+
+  @Override
+  public void sessionFenced(String sessionId, String reason) {
+    for (Session candidate : sessions.values()) {
+      if (candidate instanceof TandemSession tandem && tandem.baseId().equals(sessionId)) {
+        log.warn("Session [" + sessionId + "] is owned by another node now; dropping the local copy (" + reason + ")");
+        tandem.detach();
+      }
+    }
+  }
+
+  @Override
+  public void attributeChangedWithoutSet(String sessionId, String attribute) {
+    log.warn("Session [" + sessionId + "] attribute [" + attribute + "] was changed without setAttribute");
+  }
+
+  /** Replication figures, for JMX and tests. */
+  public ReplicationStats getReplicationStats() {
+    return engine.stats();
+  }
+
+  public int getSessionsWithoutBackup() {
+    return engine.sessionsWithoutBackup();
+  }
+
+  public int getOwnedSessions() {
+    return engine.stats().ownedSessions();
+  }
+
+  public int getBackupSessions() {
+    return engine.stats().backupSessions();
+  }
+
+  public long getBackupBytes() {
+    return engine.stats().backupBytes();
+  }
+
+  public long getAckTimeouts() {
+    return engine.stats().ackTimeouts();
+  }
+
+  public long getSessionsPromoted() {
+    return engine.stats().sessionsPromoted();
+  }
+
+  public long getRefusedPeers() {
+    return transport.stats().authenticationFailures();
+  }
+
+  ReplicationEngine engine() {
+    return engine;
+  }
+
+  CodecKind codecKind() {
+    return engine.config().codec();
+  }
+}

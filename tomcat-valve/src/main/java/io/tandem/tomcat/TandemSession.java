@@ -1,0 +1,121 @@
+package io.tandem.tomcat;
+
+import io.tandem.core.session.Blob;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.session.SessionSource;
+import java.security.Principal;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import org.apache.catalina.session.StandardSession;
+
+/**
+ * A Tomcat session that tells the replication engine what changed: every {@code setAttribute} and {@code
+ * removeAttribute}, every read (for the mutation policy), invalidation and expiry. The engine reads it back through
+ * {@link SessionSource} when it flushes.
+ */
+public class TandemSession extends StandardSession implements SessionSource {
+  private static final long serialVersionUID = 1L;
+
+  private final transient TandemManager tandem;
+  /** Set when another node owns this session now: it is dropped here without telling the engine. */
+  private transient volatile boolean detached;
+  private transient volatile boolean invalidating;
+
+  TandemSession(TandemManager manager) {
+    super(manager);
+    this.tandem = manager;
+  }
+
+  /** The id without a jvmRoute suffix: the name the engine and every other node know the session by. */
+  String baseId() {
+    return TandemManager.stripRoute(getIdInternal());
+  }
+
+  @Override
+  public void setAttribute(String name, Object value, boolean notify) {
+    super.setAttribute(name, value, notify);
+    if (value != null) {
+      tandem.attributeChanged(this, name);
+    }
+  }
+
+  @Override
+  public void removeAttribute(String name, boolean notify) {
+    boolean had = getAttributeInternal(name) != null;
+    super.removeAttribute(name, notify);
+    if (had) {
+      tandem.attributeChanged(this, name);
+    }
+  }
+
+  @Override
+  public Object getAttribute(String name) {
+    RequestReads.record(name);
+    return super.getAttribute(name);
+  }
+
+  private Object getAttributeInternal(String name) {
+    return name == null ? null : attributes.get(name);
+  }
+
+  @Override
+  public void invalidate() {
+    invalidating = true;
+    super.invalidate();
+  }
+
+  @Override
+  public void expire(boolean notify) {
+    boolean tellEngine = !detached && isValidInternal();
+    String base = getIdInternal() == null ? null : baseId();
+    super.expire(notify);
+    if (tellEngine && base != null) {
+      tandem.ended(base, invalidating);
+    }
+  }
+
+  /** Drops this copy without listeners and without telling the engine (another node owns the session). */
+  void detach() {
+    detached = true;
+    expire(false);
+  }
+
+  /** Restores state from a replica without firing listeners or marking anything changed. */
+  void restore(SessionMetadata metadata, Map<String, Object> values, Principal principal) {
+    this.creationTime = metadata.creationTime();
+    this.lastAccessedTime = metadata.lastAccessedTime();
+    this.thisAccessedTime = metadata.lastAccessedTime();
+    this.maxInactiveInterval = metadata.maxInactiveIntervalSeconds();
+    this.authType = metadata.authType();
+    this.principal = principal;
+    this.isNew = false;
+    this.isValid = true;
+    attributes.putAll(values);
+  }
+
+  // ---- SessionSource --------------------------------------------------------------------------------------------
+
+  @Override
+  public SessionMetadata metadata() {
+    Map<String, Blob> notes = new HashMap<>();
+    for (Iterator<String> names = getNoteNames(); names.hasNext(); ) {
+      String name = names.next();
+      tandem.encodeNote(getNote(name)).ifPresent(blob -> notes.put(name, blob));
+    }
+    return new SessionMetadata(
+        getCreationTimeInternal(), getThisAccessedTimeInternal(), getMaxInactiveInterval(), getAuthType(),
+        tandem.encodePrincipal(getPrincipal()), notes);
+  }
+
+  @Override
+  public Set<String> attributeNames() {
+    return Set.copyOf(attributes.keySet());
+  }
+
+  @Override
+  public Object attribute(String name) {
+    return attributes.get(name);
+  }
+}

@@ -1,0 +1,126 @@
+package io.tandem.tomcat;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpSession;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+import java.util.TreeMap;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleState;
+import org.apache.catalina.startup.Tomcat;
+
+/**
+ * An embedded Tomcat node whose web application is configured by a real {@code META-INF/context.xml} with the
+ * Tandem {@code <Manager>}. Its servlet sets, reads, lists and invalidates session attributes over HTTP.
+ */
+final class TomcatNode implements AutoCloseable {
+  final String route;
+  final Tomcat tomcat;
+  final Context context;
+  final int httpPort;
+
+  TomcatNode(Path workDir, String route, String managerAttributes) throws Exception {
+    this.route = route;
+    Path base = Files.createDirectories(workDir.resolve(route));
+    Path docBase = Files.createDirectories(base.resolve("webapp"));
+    Files.createDirectories(docBase.resolve("META-INF"));
+    Files.writeString(docBase.resolve("META-INF/context.xml"),
+        "<Context>\n  <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n</Context>\n",
+        StandardCharsets.UTF_8);
+    tomcat = new Tomcat();
+    tomcat.setBaseDir(base.toString());
+    httpPort = freePort();
+    tomcat.setPort(httpPort);
+    tomcat.getConnector();
+    tomcat.getEngine().setJvmRoute(route);
+    context = tomcat.addWebapp("", docBase.toString());
+    Tomcat.addServlet(context, "session", new SessionServlet());
+    context.addServletMappingDecoded("/*", "session");
+    tomcat.start();
+    if (context.getState() != LifecycleState.STARTED) {
+      throw new IllegalStateException("context of " + route + " did not start");
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  TandemManager manager() {
+    return (TandemManager) context.getManager();
+  }
+
+  String url(String pathAndQuery) {
+    return "http://localhost:" + httpPort + pathAndQuery;
+  }
+
+  @Override
+  public void close() throws org.apache.catalina.LifecycleException {
+    if (tomcat.getServer().getState().isAvailable()) {
+      tomcat.stop();
+    }
+    tomcat.destroy();
+  }
+
+  /** {@code /set?name=&value=}, {@code /get?name=}, {@code /list}, {@code /invalidate}, {@code /whoami}. */
+  static final class SessionServlet extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+      response.setContentType("text/plain");
+      String path = request.getPathInfo() == null ? request.getServletPath() : request.getPathInfo();
+      switch (path) {
+        case "/set" -> {
+          HttpSession session = request.getSession(true);
+          session.setAttribute(request.getParameter("name"), request.getParameter("value"));
+          response.getWriter().print("ok " + session.getId());
+        }
+        case "/append" -> {
+          HttpSession session = request.getSession(true);
+          @SuppressWarnings("unchecked")
+          List<String> list = (List<String>) session.getAttribute("list");
+          if (list == null) {
+            list = new java.util.ArrayList<>();
+            session.setAttribute("list", list);
+          }
+          list.add(request.getParameter("value"));
+          response.getWriter().print("ok " + list.size());
+        }
+        case "/get" -> {
+          HttpSession session = request.getSession(false);
+          response.getWriter().print(session == null ? "no-session" : String.valueOf(session.getAttribute(request.getParameter("name"))));
+        }
+        case "/list" -> {
+          HttpSession session = request.getSession(false);
+          if (session == null) {
+            response.getWriter().print("no-session");
+            return;
+          }
+          TreeMap<String, Object> all = new TreeMap<>();
+          for (String name : Collections.list(session.getAttributeNames())) {
+            all.put(name, session.getAttribute(name));
+          }
+          response.getWriter().print(all);
+        }
+        case "/invalidate" -> {
+          HttpSession session = request.getSession(false);
+          if (session != null) {
+            session.invalidate();
+          }
+          response.getWriter().print("invalidated");
+        }
+        default -> response.sendError(404);
+      }
+    }
+  }
+}
