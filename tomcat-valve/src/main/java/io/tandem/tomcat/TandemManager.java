@@ -44,7 +44,8 @@ import org.apache.juli.logging.LogFactory;
  * The Tandem session manager: {@code <Manager className="io.tandem.tomcat.TandemManager" .../>} in {@code
  * context.xml}. Sessions live on the node that created them and on its buddy; after each request the manager's own
  * valve hands the session's changes to the replication engine. A request for a session this node does not hold
- * is served from the local backup, which is promoted.
+ * is served all the same: from the local backup, which is promoted, or by migrating the session in from whichever
+ * member holds it.
  *
  * <p>Attributes are recorded as strings by {@link #setProperty} and validated together in {@link #startInternal}:
  * a bad value stops the context with a message naming the attribute, the value and what is allowed.
@@ -172,7 +173,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   /**
    * Finds a session whatever jvmRoute suffix the id carries; a session this node does not hold live is promoted
-   * from the local backup (or from a session adopted after its owner died).
+   * from the local backup (or from a session adopted after its owner died), or migrated in from its holder.
    */
   @Override
   public Session findSession(String id) throws IOException {
@@ -186,7 +187,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
         return candidate;
       }
     }
-    Optional<SessionSnapshot> snapshot = engine.promote(base);
+    Optional<SessionSnapshot> snapshot = engine.acquire(base);
     if (snapshot.isEmpty()) {
       return null;
     }

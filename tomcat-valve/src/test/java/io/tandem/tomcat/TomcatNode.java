@@ -5,7 +5,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpSession;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,14 +44,13 @@ final class TomcatNode implements AutoCloseable {
     context.addServletMappingDecoded("/*", "session");
     tomcat.start();
     if (context.getState() != LifecycleState.STARTED) {
+      close();
       throw new IllegalStateException("context of " + route + " did not start");
     }
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+  static int freePort() {
+    return io.tandem.core.testing.FreePorts.loopback();
   }
 
   TandemManager manager() {

@@ -182,6 +182,14 @@ public final class BackupStore {
     return new Ack(h.epoch(), change.version());
   }
 
+  /**
+   * Refuses, from now on, any update of {@code id} at {@code epoch} or older: the session moved to a new owner at a
+   * higher epoch, and a former owner that comes back must learn so ({@code INVALIDATED}) instead of being stored.
+   */
+  public synchronized void refuseUpTo(String id, long epoch) {
+    tombstones.put(id, new Tombstone(epoch, clock.millis()));
+  }
+
   public synchronized Optional<BackupEntry> entry(String id) {
     return Optional.ofNullable(entries.get(id));
   }

@@ -26,6 +26,7 @@ final class IncomingRequests {
   private final OwnedSessions owned;
   private final Consumer<SessionSnapshot> adoptHandoff;
   private final java.util.function.BiConsumer<OwnedSession, String> fence;
+  private final java.util.function.BiFunction<NodeId, Message.Migrate, Message> migrate;
   private final ReplicationCounters counters;
   private final RateLimitedLog log;
 
@@ -35,6 +36,7 @@ final class IncomingRequests {
       OwnedSessions owned,
       Consumer<SessionSnapshot> adoptHandoff,
       java.util.function.BiConsumer<OwnedSession, String> fence,
+      java.util.function.BiFunction<NodeId, Message.Migrate, Message> migrate,
       ReplicationCounters counters,
       RateLimitedLog log) {
     this.local = local;
@@ -42,6 +44,7 @@ final class IncomingRequests {
     this.owned = owned;
     this.adoptHandoff = adoptHandoff;
     this.fence = fence;
+    this.migrate = migrate;
     this.counters = counters;
     this.log = log;
   }
@@ -79,6 +82,9 @@ final class IncomingRequests {
     }
     if (request instanceof Message.Locate locate) {
       return locate(locate.sessionId());
+    }
+    if (request instanceof Message.Migrate move) {
+      return migrate.apply(from, move);
     }
     counters.refusedByBuddy.increment();
     log.warn("unsupported:" + from, "Node " + from.value() + " sent a " + request.type() + " request, which "

@@ -23,5 +23,7 @@ final class ReplicationCounters {
   final LongAdder stateTransferBytes = new LongAdder();
   final LongAdder sessionsAdopted = new LongAdder();
   final LongAdder sessionsPromoted = new LongAdder();
+  final LongAdder sessionsMigratedIn = new LongAdder();
+  final LongAdder sessionsMigratedOut = new LongAdder();
   final LongAdder backupsExpired = new LongAdder();
 }

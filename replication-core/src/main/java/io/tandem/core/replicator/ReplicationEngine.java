@@ -123,7 +123,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 sessions.forEach(owned::markUnprotected);
               }
             });
-    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, counters, log);
+    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, this::migrateOut, counters, log);
   }
 
   /** Starts the transport and membership and begins following views. */
@@ -306,10 +306,117 @@ public final class ReplicationEngine implements AutoCloseable {
       return Optional.empty();
     }
     SessionSnapshot held = backup.get().snapshot();
+    backups.refuseUpTo(id, held.epoch());
     OwnedSession session = adopt(held);
     counters.sessionsPromoted.increment();
     LOG.log(Level.INFO, "Session [{0}] promoted from backup (owner {1}) at epoch {2}", id, backup.get().owner().value(), session.epoch());
     return Optional.of(session.snapshot(rules));
+  }
+
+  /**
+   * The bytes of a session wherever it is in the cluster: promoted locally when this node holds it, otherwise
+   * located (every member is asked who holds it) and migrated in from its owner, or from its backup when no owner
+   * answers. This node owns it afterwards at a higher epoch; the former holder lets go. Blocks the calling request
+   * thread for at most two ack timeouts.
+   */
+  public Optional<SessionSnapshot> acquire(String id) {
+    Optional<SessionSnapshot> here = promote(id);
+    if (here.isPresent()) {
+      return here;
+    }
+    MembershipView current = view;
+    if (current == null) {
+      return Optional.empty();
+    }
+    Map<NodeId, CompletableFuture<Message>> asked = new java.util.LinkedHashMap<>();
+    for (NodeId member : current.memberIds()) {
+      if (!member.equals(local)) {
+        asked.put(member, transport.request(member, new Message.Locate(id)));
+      }
+    }
+    long deadline = System.nanoTime() + config.ackTimeout().toNanos();
+    NodeId holder = null;
+    Message.LocateReply best = null;
+    for (Map.Entry<NodeId, CompletableFuture<Message>> reply : asked.entrySet()) {
+      try {
+        Message answer = reply.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (answer instanceof Message.LocateReply found && found.holding() != Message.LocateReply.Holding.NONE
+            && (best == null || better(found, best))) {
+          best = found;
+          holder = reply.getKey();
+        }
+      } catch (ExecutionException | TimeoutException e) {
+        // that member does not count
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Optional.empty();
+      }
+    }
+    if (holder == null) {
+      return Optional.empty();
+    }
+    long newEpoch = best.epoch() + 1;
+    try {
+      Message answer = transport.request(holder, new Message.Migrate(id, local, newEpoch)).get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      if (!(answer instanceof Message.FullSession full)) {
+        log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + answer);
+        return Optional.empty();
+      }
+      SessionSnapshot moved = full.snapshot();
+      OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
+      if (!owned.add(session)) {
+        return promote(id);
+      }
+      counters.sessionsMigratedIn.increment();
+      stateTransfer.enqueue(session);
+      LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
+      return Optional.of(session.snapshot(rules));
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + e);
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
+  }
+
+  private static boolean better(Message.LocateReply a, Message.LocateReply b) {
+    if (a.holding() != b.holding()) {
+      return a.holding() == Message.LocateReply.Holding.PRIMARY;
+    }
+    return a.epoch() != b.epoch() ? a.epoch() > b.epoch() : a.version() > b.version();
+  }
+
+  /** Another member asked for a session: hand it over at the new epoch and let go of it here. */
+  private Message migrateOut(NodeId requester, Message.Migrate move) {
+    String id = move.sessionId();
+    Optional<OwnedSession> mine = owned.get(id);
+    SessionSnapshot snapshot;
+    if (mine.isPresent()) {
+      OwnedSession session = mine.get();
+      if (session.epoch() >= move.newEpoch()) {
+        return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, session.epoch(), session.version(), "owned here at epoch " + session.epoch());
+      }
+      snapshot = session.snapshot(rules);
+      fence(session, "migrated to " + requester.value());
+      NodeId to = buddy;
+      if (to != null && !to.equals(requester)) {
+        transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED));
+      }
+    } else {
+      Optional<BackupStore.BackupEntry> backup = backups.take(id);
+      if (backup.isEmpty()) {
+        return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " is not held here");
+      }
+      snapshot = backup.get().snapshot();
+      if (snapshot.epoch() >= move.newEpoch()) {
+        backups.applyFull(backup.get().owner(), snapshot);
+        return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, snapshot.epoch(), snapshot.version(), "backup is at epoch " + snapshot.epoch());
+      }
+      backups.refuseUpTo(id, snapshot.epoch());
+    }
+    counters.sessionsMigratedOut.increment();
+    return new Message.FullSession(new SessionSnapshot(id, move.newEpoch(), snapshot.version(), snapshot.metadata(), snapshot.attributes()));
   }
 
   /** The container materialized a promoted session; from now on flushes read it from {@code source}. */
@@ -660,6 +767,8 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.stateTransferBytes.sum(),
         counters.sessionsAdopted.sum(),
         counters.sessionsPromoted.sum(),
+        counters.sessionsMigratedIn.sum(),
+        counters.sessionsMigratedOut.sum(),
         counters.backupsExpired.sum());
   }
 

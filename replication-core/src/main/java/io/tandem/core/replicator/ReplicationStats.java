@@ -38,4 +38,6 @@ public record ReplicationStats(
     long stateTransferBytes,
     long sessionsAdopted,
     long sessionsPromoted,
+    long sessionsMigratedIn,
+    long sessionsMigratedOut,
     long backupsExpired) {}

@@ -4,55 +4,90 @@ import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.instance.impl.HazelcastInstanceProxy;
+import com.hazelcast.core.LifecycleEvent;
+import com.hazelcast.core.LifecycleListener;
+import com.hazelcast.spi.properties.ClusterProperty;
 import io.tandem.core.spi.Member;
 import io.tandem.core.spi.Membership;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
-import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.EventListener;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Membership from an embedded Hazelcast member: TCP-IP join on an explicit list, multicast, auto-detection and
- * phone-home off, heartbeats tuned so a dead member leaves the view within seconds. Each member advertises its
- * Tandem node id and transport address as member attributes; Hazelcast is used for nothing else.
+ * Membership backed by an embedded Hazelcast member, so that Tandem gets Hazelcast's failure detection and its
+ * master-ordered member list without Tandem code depending on Hazelcast types.
  *
- * <p>View ids are Hazelcast's member-list version, which every member agrees on for the same list. It is an
- * internal API (there is no public one); the choice is contained in {@link #memberListVersion()}.
+ * <p>Each node runs one Hazelcast member that joins over TCP-IP using the configured member list (no multicast,
+ * no auto-detection, no phone-home) and publishes two member attributes: its Tandem node id and its transport
+ * address. A view is the Hazelcast member list, re-read whole on every membership event rather than patched with
+ * event deltas, keeping only members that carry both attributes. Its id is Hazelcast's member list version, which
+ * the master assigns, so every node gives the same list the same id (see {@link MemberListReader}). Should that
+ * version ever go backwards (after a split-brain merge), views are numbered locally from the last id on, so ids
+ * still only increase on this node.
  *
- * <p>Implementation notes: Hazelcast calls the membership listener on its event threads; each call only re-reads the
- * (consistent, ordered) member list and hands a view to the single dispatcher thread {@code
- * tandem-membership-<node>}, which is the only thread that calls view listeners, in view-id order. {@code
- * delivered} is touched by the dispatcher only.
+ * <p>Hazelcast logs through JDK logging ({@code hazelcast.logging.type=jdk}), so in Tomcat it lands in JULI.
+ *
+ * <p>Implementation notes (who owns what): {@link #lock} guards {@link #state}, {@link #instance} and the
+ * publication of views. {@link #refresh} runs on Hazelcast event threads and on the starting thread; under the lock
+ * it reads the member list, and if that gives a new view it queues the delivery on the dispatcher thread ({@code
+ * tandem-membership-<node>}) and only then sets {@link #current}, so whoever sees a view as current and then adds a
+ * listener is queued behind that view's delivery. The dispatcher thread alone owns {@link #listeners} and {@link
+ * #lastDelivered}; adding a listener is itself a task on it, so a new listener gets the latest delivered view first
+ * and then every later one, with no gap, no repeat and never two calls at once.
  */
 public final class HazelcastMembership implements Membership {
-  private static final Logger LOG = System.getLogger(HazelcastMembership.class.getName());
+  private static final System.Logger LOG = System.getLogger(HazelcastMembership.class.getName());
+
+  /** Member attribute holding the Tandem node id. */
   static final String NODE_ATTRIBUTE = "tandem.node";
+
+  /** Member attribute holding the transport address. */
   static final String TRANSPORT_ATTRIBUTE = "tandem.transport";
 
+  /** Hazelcast keeps no Tandem data, so leaving never needs to wait long for partition hand-over. */
+  private static final String GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS = "10";
+
+  private enum State {
+    NEW,
+    STARTING,
+    STARTED,
+    CLOSED
+  }
+
   private final HazelcastMembershipConfig config;
-  private final List<ViewListener> listeners = new CopyOnWriteArrayList<>();
   private final ExecutorService dispatcher;
-  private volatile HazelcastInstance hazelcast;
-  private volatile MembershipView latest = new MembershipView(0, List.of());
-  private MembershipView delivered = new MembershipView(0, List.of());
-  private volatile boolean closed;
+  private final Object lock = new Object();
+  private final List<ViewListener> listeners = new ArrayList<>();
+  private final AtomicInteger listenerFailures = new AtomicInteger();
+  private MembershipView lastDelivered;
+  private volatile MembershipView current;
+  private State state = State.NEW;
+  private HazelcastInstance instance;
 
   public HazelcastMembership(HazelcastMembershipConfig config) {
-    this.config = config;
-    this.dispatcher = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "tandem-membership-" + config.localNode().value());
-      t.setDaemon(true);
-      return t;
-    });
+    this.config = Objects.requireNonNull(config, "config");
+    String threadName = "tandem-membership-" + config.localNode();
+    this.dispatcher =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, threadName);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   @Override
@@ -60,136 +95,269 @@ public final class HazelcastMembership implements Membership {
     return config.localNode();
   }
 
+  /**
+   * Starts the Hazelcast member and joins (or forms) the cluster. Returns once the local member is in the cluster
+   * and {@link #currentView()} contains it; on a loaded machine this takes several seconds.
+   */
   @Override
-  public synchronized void start() {
-    if (hazelcast != null) {
-      throw new IllegalStateException("already started");
+  public void start() {
+    synchronized (lock) {
+      if (state != State.NEW) {
+        throw new IllegalStateException("membership of " + localNode() + " is " + state);
+      }
+      state = State.STARTING;
     }
-    hazelcast = Hazelcast.newHazelcastInstance(hazelcastConfig());
-    hazelcast.getCluster().addMembershipListener(new MembershipListener() {
-      @Override
-      public void memberAdded(MembershipEvent event) {
-        refresh();
+    HazelcastInstance started;
+    try {
+      started = Hazelcast.newHazelcastInstance(hazelcastConfig(config, new Events()));
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+    synchronized (lock) {
+      if (state == State.CLOSED) {
+        started.shutdown();
+        throw new IllegalStateException("membership of " + localNode() + " was closed while starting");
       }
-
-      @Override
-      public void memberRemoved(MembershipEvent event) {
-        refresh();
-      }
-    });
+      instance = started;
+      state = State.STARTED;
+    }
     refresh();
-    LOG.log(Level.INFO, "Tandem membership of {0} joined cluster {1}: {2}", config.localNode().value(), config.clusterName(), latest);
+    MembershipView view = current;
+    if (view == null || !view.contains(localNode())) {
+      close();
+      throw new IllegalStateException(
+          "Hazelcast started but the member list has no member with node id " + localNode() + ": " + view);
+    }
+    LOG.log(Level.INFO, () -> "Tandem node " + localNode() + " joined cluster " + config.clusterName() + ": " + view);
   }
 
-  private Config hazelcastConfig() {
+  /** The latest view of this node; it stops changing when the node leaves. */
+  @Override
+  public MembershipView currentView() {
+    MembershipView view = current;
+    if (view == null) {
+      throw new IllegalStateException("membership of " + localNode() + " has not started");
+    }
+    return view;
+  }
+
+  /**
+   * The listener gets the current view right away (asynchronously, on the dispatcher thread), then every later
+   * view. A listener added before {@link #start} gets the first view.
+   */
+  @Override
+  public void addViewListener(ViewListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    dispatch(
+        () -> {
+          listeners.add(listener);
+          if (lastDelivered != null) {
+            call(listener, lastDelivered);
+          }
+        });
+  }
+
+  /**
+   * Leaves the cluster gracefully, so the others drop this node at once instead of waiting for failure detection.
+   * Views already queued are still delivered; no later ones are. Idempotent.
+   */
+  @Override
+  public void close() {
+    HazelcastInstance toStop;
+    synchronized (lock) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      state = State.CLOSED;
+      toStop = instance;
+    }
+    try {
+      if (toStop != null) {
+        toStop.shutdown();
+      }
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "Hazelcast member of " + localNode() + " did not shut down cleanly", e);
+    } finally {
+      dispatcher.shutdown();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "HazelcastMembership[" + localNode() + "@" + config.clusterName() + "]";
+  }
+
+  /**
+   * Stops abruptly, the way a crash would: the Hazelcast member terminates without telling the others, and
+   * undelivered views are dropped. For tests of failure detection.
+   */
+  void crash() {
+    HazelcastInstance toKill;
+    synchronized (lock) {
+      state = State.CLOSED;
+      toKill = instance;
+    }
+    dispatcher.shutdownNow();
+    if (toKill != null) {
+      toKill.getLifecycleService().terminate();
+    }
+  }
+
+  /** How many times a listener threw; each failure is also logged. */
+  int listenerFailures() {
+    return listenerFailures.get();
+  }
+
+  /** The Hazelcast configuration for {@code config}, with {@code listener} registered before the member starts. */
+  static Config hazelcastConfig(HazelcastMembershipConfig config, EventListener listener) {
     Config hz = new Config();
     hz.setClusterName(config.clusterName());
-    hz.setInstanceName("tandem-" + config.clusterName() + "-" + config.localNode().value());
-    hz.setProperty("hazelcast.logging.type", "jdk");
-    hz.setProperty("hazelcast.phone.home.enabled", "false");
-    hz.setProperty("hazelcast.heartbeat.interval.seconds", Long.toString(config.heartbeatInterval().toSeconds()));
-    hz.setProperty("hazelcast.max.no.heartbeat.seconds", Long.toString(config.maxNoHeartbeat().toSeconds()));
-    hz.setProperty("hazelcast.merge.first.run.delay.seconds", "5");
-    hz.setProperty("hazelcast.merge.next.run.delay.seconds", "5");
-    hz.setProperty("hazelcast.wait.seconds.before.join", "0");
-    hz.setProperty("hazelcast.shutdownhook.enabled", "false");
-    hz.getMemberAttributeConfig().setAttribute(NODE_ATTRIBUTE, config.localNode().value());
-    hz.getMemberAttributeConfig().setAttribute(TRANSPORT_ATTRIBUTE, config.transportAddress());
+    hz.setInstanceName("tandem-" + config.localNode() + "-" + config.clusterName());
+    hz.setProperty(ClusterProperty.PHONE_HOME_ENABLED.getName(), "false");
+    hz.setProperty(ClusterProperty.LOGGING_TYPE.getName(), "jdk");
+    hz.setProperty(ClusterProperty.SOCKET_BIND_ANY.getName(), "false");
+    hz.setProperty("hazelcast.local.localAddress", config.bindHost());
+    hz.setProperty(
+        ClusterProperty.HEARTBEAT_INTERVAL_SECONDS.getName(),
+        Long.toString(config.heartbeatInterval().getSeconds()));
+    hz.setProperty(
+        ClusterProperty.MAX_NO_HEARTBEAT_SECONDS.getName(), Long.toString(config.maxNoHeartbeat().getSeconds()));
+    hz.setProperty(ClusterProperty.GRACEFUL_SHUTDOWN_MAX_WAIT.getName(), GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS);
+    hz.getMemberAttributeConfig()
+        .setAttribute(NODE_ATTRIBUTE, config.localNode().value())
+        .setAttribute(TRANSPORT_ATTRIBUTE, config.transportAddress());
+
     NetworkConfig network = hz.getNetworkConfig();
     network.setPort(config.port()).setPortAutoIncrement(false);
-    network.getInterfaces().setEnabled(true).addInterface(config.bindHost());
-    network.setPublicAddress(config.bindHost() + ":" + config.port());
     JoinConfig join = network.getJoin();
-    join.getMulticastConfig().setEnabled(false);
     join.getAutoDetectionConfig().setEnabled(false);
-    join.getTcpIpConfig().setEnabled(true).setMembers(config.joinMembers());
+    join.getMulticastConfig().setEnabled(false);
+    join.getTcpIpConfig().setEnabled(true).setMembers(new ArrayList<>(config.joinMembers()));
+
+    hz.addListenerConfig(new ListenerConfig(listener));
     return hz;
   }
 
-  /** Re-reads the member list (never trusting event deltas) and queues the view for the listeners. */
+  /** Re-reads the member list and publishes a view if it changed. Any thread; never blocks on listeners. */
   private void refresh() {
-    HazelcastInstance instance = hazelcast;
-    if (instance == null || closed) {
-      return;
-    }
-    MembershipView view;
-    synchronized (this) {
-      List<Member> members = new ArrayList<>();
-      long version = memberListVersion(instance);
-      for (com.hazelcast.cluster.Member member : instance.getCluster().getMembers()) {
-        String node = member.getAttribute(NODE_ATTRIBUTE);
-        String transport = member.getAttribute(TRANSPORT_ATTRIBUTE);
-        if (node != null && transport != null) {
-          members.add(new Member(new NodeId(node), transport));
-        }
-      }
-      if (version <= latest.viewId()) {
-        version = latest.viewId() + (members.equals(latest.members()) ? 0 : 1);
-      }
-      if (version == latest.viewId()) {
+    synchronized (lock) {
+      if (state != State.STARTED) {
         return;
       }
-      view = new MembershipView(version, members);
-      latest = view;
-    }
-    dispatcher.execute(() -> {
-      if (view.viewId() > delivered.viewId()) {
-        delivered = view;
-        listeners.forEach(l -> notify(l, view));
+      MemberListReader.Snapshot snapshot;
+      try {
+        snapshot = MemberListReader.read(instance);
+      } catch (RuntimeException e) {
+        // Shutting down or terminated under us: the next state change stops refreshes anyway.
+        LOG.log(Level.DEBUG, "member list of " + localNode() + " not readable", e);
+        return;
       }
-    });
-  }
-
-  private static long memberListVersion(HazelcastInstance instance) {
-    if (instance instanceof HazelcastInstanceProxy proxy && proxy.getOriginal() != null) {
-      return proxy.getOriginal().node.getClusterService().getMemberListVersion();
-    }
-    return 0;
-  }
-
-  @Override
-  public MembershipView currentView() {
-    return latest;
-  }
-
-  @Override
-  public void addViewListener(ViewListener listener) {
-    dispatcher.execute(() -> {
-      listeners.add(listener);
-      if (delivered.viewId() > 0) {
-        notify(listener, delivered);
+      List<Member> members = tandemMembers(snapshot.members());
+      MembershipView previous = current;
+      long viewId;
+      if (previous == null) {
+        viewId = Math.max(0, snapshot.version());
+      } else if (snapshot.version() > previous.viewId()) {
+        if (members.equals(previous.members())) {
+          return;
+        }
+        viewId = snapshot.version();
+      } else if (!members.equals(previous.members())) {
+        viewId = previous.viewId() + 1;
+        if (snapshot.version() != MemberListReader.UNKNOWN_VERSION) {
+          LOG.log(
+              Level.INFO,
+              "Hazelcast member list version went back from "
+                  + previous.viewId()
+                  + " to "
+                  + snapshot.version()
+                  + " (merge?); "
+                  + localNode()
+                  + " numbers its views locally until the cluster's version passes "
+                  + viewId);
+        }
+      } else {
+        return;
       }
-    });
+      MembershipView view = new MembershipView(viewId, members);
+      dispatch(() -> deliver(view));
+      current = view;
+      LOG.log(Level.DEBUG, () -> "membership of " + localNode() + ": " + view);
+    }
   }
 
-  private static void notify(ViewListener listener, MembershipView view) {
+  /** The Tandem members among {@code hazelcastMembers}; of two claiming one node id, the older one counts. */
+  private List<Member> tandemMembers(List<com.hazelcast.cluster.Member> hazelcastMembers) {
+    Map<NodeId, Member> byId = new LinkedHashMap<>();
+    for (com.hazelcast.cluster.Member hazelcastMember : hazelcastMembers) {
+      String node = hazelcastMember.getAttribute(NODE_ATTRIBUTE);
+      String address = hazelcastMember.getAttribute(TRANSPORT_ATTRIBUTE);
+      if (node == null || address == null) {
+        continue;
+      }
+      NodeId id;
+      try {
+        id = NodeId.of(node);
+      } catch (IllegalArgumentException e) {
+        LOG.log(Level.WARNING, "ignoring Hazelcast member " + hazelcastMember + ": " + e.getMessage());
+        continue;
+      }
+      Member member = new Member(id, address);
+      Member older = byId.putIfAbsent(id, member);
+      if (older != null) {
+        LOG.log(
+            Level.WARNING,
+            "two Hazelcast members claim node id " + id + "; keeping the older one until it leaves: " + older);
+      }
+    }
+    return new MembershipView(0, List.copyOf(byId.values())).members();
+  }
+
+  private void deliver(MembershipView view) {
+    if (lastDelivered != null && view.viewId() <= lastDelivered.viewId()) {
+      return;
+    }
+    lastDelivered = view;
+    for (ViewListener listener : List.copyOf(listeners)) {
+      call(listener, view);
+    }
+  }
+
+  private void dispatch(Runnable task) {
+    try {
+      dispatcher.execute(task);
+    } catch (RejectedExecutionException e) {
+      // Closed or crashed: listeners get nothing more.
+    }
+  }
+
+  private void call(ViewListener listener, MembershipView view) {
     try {
       listener.viewChanged(view);
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "A membership view listener failed on " + view + "; later views are still delivered", e);
+      listenerFailures.incrementAndGet();
+      LOG.log(Level.WARNING, "view listener on " + localNode() + " failed for " + view, e);
     }
   }
 
-  /** Stops Hazelcast at once, without telling the others: for tests that simulate a crash. */
-  void crash() {
-    closed = true;
-    HazelcastInstance instance = hazelcast;
-    if (instance != null) {
-      instance.getLifecycleService().terminate();
+  /** Hazelcast's callbacks; each only triggers a re-read of the whole member list. */
+  private final class Events implements MembershipListener, LifecycleListener {
+    @Override
+    public void memberAdded(MembershipEvent event) {
+      refresh();
     }
-    dispatcher.shutdownNow();
-  }
 
-  @Override
-  public void close() {
-    if (closed) {
-      return;
+    @Override
+    public void memberRemoved(MembershipEvent event) {
+      refresh();
     }
-    closed = true;
-    HazelcastInstance instance = hazelcast;
-    if (instance != null) {
-      instance.shutdown();
+
+    @Override
+    public void stateChanged(LifecycleEvent event) {
+      if (event.getState() == LifecycleEvent.LifecycleState.MERGED) {
+        refresh();
+      }
     }
-    dispatcher.shutdown();
   }
 }

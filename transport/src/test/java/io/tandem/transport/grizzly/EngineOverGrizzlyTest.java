@@ -55,10 +55,7 @@ class EngineOverGrizzlyTest {
 
   private ReplicationEngine start(String id, ReplicationConfig config, AttributeCodec codec) throws Exception {
     NodeId node = new NodeId(id);
-    int port;
-    try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
+    int port = io.tandem.core.testing.FreePorts.loopback();
     GrizzlyTransportConfig base = GrizzlyTransportConfig.loopback("engine", node, SECRET, Duration.ofSeconds(2));
     GrizzlyTransport transport = new GrizzlyTransport(new GrizzlyTransportConfig("engine", node, "127.0.0.1", port, SECRET,
         base.requestTimeout(), base.connectTimeout(), base.maxFrameSize(), base.maxQueuedBytesPerPeer(),

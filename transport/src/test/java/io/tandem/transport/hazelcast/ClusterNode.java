@@ -15,8 +15,6 @@ import io.tandem.core.session.SessionSource;
 import io.tandem.core.spi.NodeId;
 import io.tandem.transport.grizzly.GrizzlyTransport;
 import io.tandem.transport.grizzly.GrizzlyTransportConfig;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,16 +46,14 @@ final class ClusterNode implements AutoCloseable {
     this.transport = new GrizzlyTransport(new GrizzlyTransportConfig(base.clusterName(), id, "127.0.0.1", transportPort,
         SECRET, base.requestTimeout(), base.connectTimeout(), base.maxFrameSize(), base.maxQueuedBytesPerPeer(),
         base.reconnectBackoffMin(), base.reconnectBackoffMax(), null));
-    this.membership = new HazelcastMembership(HazelcastMembershipConfig.forLoopback(
-        cluster, id, "127.0.0.1:" + transportPort, hazelcastPort, joinMembers));
+    this.membership = new HazelcastMembership(HazelcastMembershipConfig.of(
+        cluster, id, "127.0.0.1:" + transportPort, "127.0.0.1", hazelcastPort, joinMembers));
     this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
     this.engine = new ReplicationEngine(config, transport, membership, codec, Clock.systemUTC(), ReplicationListener.NONE);
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+  static int freePort() {
+    return io.tandem.core.testing.FreePorts.loopback();
   }
 
   static ReplicationConfig config() {

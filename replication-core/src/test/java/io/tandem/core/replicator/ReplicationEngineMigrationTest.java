@@ -1,0 +1,81 @@
+package io.tandem.core.replicator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.spi.NodeId;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** A node that holds neither the session nor its backup locates it and migrates it in (n1 → n2 → n3 → n1). */
+class ReplicationEngineMigrationTest {
+  private static final Duration AWAIT = Duration.ofSeconds(10);
+  private EngineCluster cluster;
+
+  @AfterEach
+  void close() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private EngineCluster start() throws Exception {
+    cluster = new EngineCluster(
+        ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n2", "n3");
+    return cluster;
+  }
+
+  @Test
+  void acquire_fromALiveOwner_movesOwnershipAndEveryCopyFollows() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = c.node("n1");
+    owner.create("s1");
+    owner.request("s1", (s, reads) -> s.setAttribute("cart", "book"));
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+
+    EngineCluster.Node n3 = c.node("n3");
+    var acquired = n3.engine.acquire("s1");
+
+    assertThat(acquired.map(n3::decode)).contains(Map.of("cart", "book"));
+    assertThat(acquired.orElseThrow().epoch()).isEqualTo(2);
+    assertThat(n3.engine.owns("s1")).isTrue();
+    assertThat(owner.engine.owns("s1")).isFalse();
+    assertThat(owner.listener.fenced).containsExactly("s1");
+    await().atMost(AWAIT).untilAsserted(() -> {
+      assertThat(owner.backup("s1")).contains(Map.of("cart", "book"));
+      assertThat(c.node("n2").backup("s1")).isEmpty();
+      assertThat(n3.engine.sessionsWithoutBackup()).isZero();
+    });
+    assertThat(n3.engine.stats().sessionsMigratedIn()).isEqualTo(1);
+  }
+
+  @Test
+  void acquire_whileTheOwnerHangs_takesTheBackup_andTheOwnersLaterWriteIsRefused() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = c.node("n1");
+    owner.create("s1");
+    owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    c.network.hang(new NodeId("n1"));
+
+    EngineCluster.Node n3 = c.node("n3");
+    assertThat(n3.engine.acquire("s1").map(n3::decode)).contains(Map.of("a", 1));
+
+    c.network.resume(new NodeId("n1"));
+    owner.request("s1", (s, reads) -> s.setAttribute("a", 99));
+    owner.engine.runMaintenance();
+
+    await().atMost(AWAIT).untilAsserted(() -> assertThat(owner.listener.fenced).contains("s1"));
+    assertThat(n3.engine.owns("s1")).isTrue();
+  }
+
+  @Test
+  void acquire_unknownSession_isEmpty() throws Exception {
+    EngineCluster c = start();
+
+    assertThat(c.node("n3").engine.acquire("nobody-has-it")).isEmpty();
+  }
+}

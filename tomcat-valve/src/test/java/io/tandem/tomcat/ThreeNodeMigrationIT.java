@@ -1,0 +1,47 @@
+package io.tandem.tomcat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Three nodes (n1 → n2 → n3 → n1). A request reaches n3, which holds neither the session nor its backup: n3 asks
+ * the members, migrates the session in from its owner, serves it, and re-routes the cookie to itself.
+ */
+class ThreeNodeMigrationIT {
+  private TomcatCluster cluster;
+
+  @TempDir Path work;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
+  void requestOnANodeWithoutAnyCopy_migratesTheSessionIn(String scope) throws Exception {
+    cluster = new TomcatCluster(work, 3, scope);
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n3 = cluster.node(2);
+    cluster.get(n1, "/set?name=user&value=dora");
+    cluster.get(n1, "/append?value=hat");
+    assertThat(cluster.sessionCookie()).endsWith(".n1");
+
+    assertThat(cluster.get(n3, "/list")).isEqualTo("{list=[hat], user=dora}");
+    assertThat(cluster.sessionCookie()).endsWith(".n3");
+    cluster.get(n3, "/append?value=scarf");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> n1.manager().findSessions().length == 0);
+    assertThat(cluster.get(n3, "/list")).isEqualTo("{list=[hat, scarf], user=dora}");
+    assertThat(n3.manager().getReplicationStats().sessionsMigratedIn()).isEqualTo(1);
+  }
+}

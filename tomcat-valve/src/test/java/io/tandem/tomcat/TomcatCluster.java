@@ -1,0 +1,70 @@
+package io.tandem.tomcat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.CookieManager;
+import java.net.HttpCookie;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Several embedded Tomcat nodes of one Tandem cluster, and one HTTP client with one cookie jar (a browser behind a
+ * load balancer that may send it to any node).
+ */
+final class TomcatCluster implements AutoCloseable {
+  final List<TomcatNode> nodes = new ArrayList<>();
+  final CookieManager cookies = new CookieManager();
+  final HttpClient client = HttpClient.newBuilder().cookieHandler(cookies).build();
+
+  TomcatCluster(Path work, int size, String scope) throws Exception {
+    String cluster = "tomcat-it-" + System.nanoTime();
+    List<Integer> membershipPorts = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      membershipPorts.add(TomcatNode.freePort());
+    }
+    String members = String.join(",", membershipPorts.stream().map(p -> "127.0.0.1:" + p).toList());
+    for (int i = 0; i < size; i++) {
+      String attributes = "clusterName=\"" + cluster + "\" sharedSecret=\"integration-test-secret-123\" scope=\"" + scope
+          + "\" transportPort=\"" + TomcatNode.freePort() + "\" membershipPort=\"" + membershipPorts.get(i)
+          + "\" members=\"" + members + "\"";
+      nodes.add(new TomcatNode(work, "n" + (i + 1), attributes));
+    }
+    await().atMost(Duration.ofSeconds(60)).until(() -> nodes.stream().allMatch(
+        n -> n.manager().engine().buddy().isPresent() && n.manager().engine().stats() != null));
+  }
+
+  TomcatNode node(int index) {
+    return nodes.get(index);
+  }
+
+  String get(TomcatNode node, String pathAndQuery) throws Exception {
+    HttpResponse<String> response =
+        client.send(HttpRequest.newBuilder(URI.create(node.url(pathAndQuery))).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(pathAndQuery).isEqualTo(200);
+    return response.body();
+  }
+
+  String sessionCookie() {
+    return cookies.getCookieStore().getCookies().stream().filter(c -> c.getName().equals("JSESSIONID"))
+        .map(HttpCookie::getValue).findFirst().orElse(null);
+  }
+
+  void stop(TomcatNode node) throws org.apache.catalina.LifecycleException {
+    node.close();
+    nodes.remove(node);
+  }
+
+  @Override
+  public void close() throws org.apache.catalina.LifecycleException {
+    for (TomcatNode node : nodes) {
+      node.close();
+    }
+  }
+}
