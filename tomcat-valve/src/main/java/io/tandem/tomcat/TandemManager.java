@@ -142,6 +142,8 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     setState(LifecycleState.STOPPING);
     ReplicationEngine running = engine;
     if (running != null) {
+      // A rolling restart loses nothing: the buddy owns every session before this node leaves.
+      running.handOff(Duration.ofSeconds(30));
       running.close();
     }
     super.stopInternal();

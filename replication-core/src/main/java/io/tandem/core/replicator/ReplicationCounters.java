@@ -25,5 +25,6 @@ final class ReplicationCounters {
   final LongAdder sessionsPromoted = new LongAdder();
   final LongAdder sessionsMigratedIn = new LongAdder();
   final LongAdder sessionsMigratedOut = new LongAdder();
+  final LongAdder sessionsHandedOff = new LongAdder();
   final LongAdder backupsExpired = new LongAdder();
 }

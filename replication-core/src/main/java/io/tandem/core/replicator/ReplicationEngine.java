@@ -20,6 +20,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -485,7 +486,72 @@ public final class ReplicationEngine implements AutoCloseable {
   }
 
   private void adoptHandoff(SessionSnapshot snapshot) {
+    backups.take(snapshot.id());
     adopt(snapshot);
+  }
+
+  /**
+   * Before a graceful shutdown: hands every owned session, in full and as it is now, to the buddy, which owns them
+   * from then on (at the next epoch) and protects them on its own buddy. Returns the number handed over; sessions
+   * the buddy did not acknowledge within the timeout stay with their backups, as after a crash.
+   */
+  public int handOff(Duration timeout) {
+    NodeId to = buddy;
+    if (to == null) {
+      return 0;
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<OwnedSession> batch = new ArrayList<>();
+    List<SessionSnapshot> snapshots = new ArrayList<>();
+    long bytes = 0;
+    int handed = 0;
+    for (OwnedSession session : List.copyOf(owned.all())) {
+      SessionSnapshot snapshot;
+      synchronized (session) {
+        if (!session.isActive()) {
+          continue;
+        }
+        snapshot = session.snapshot(rules);
+      }
+      batch.add(session);
+      snapshots.add(snapshot);
+      bytes += snapshot.serializedSize();
+      if (bytes >= config.stateTransferBatchBytes()) {
+        handed += sendHandoff(to, batch, snapshots, deadline);
+        batch.clear();
+        snapshots.clear();
+        bytes = 0;
+      }
+    }
+    if (!batch.isEmpty()) {
+      handed += sendHandoff(to, batch, snapshots, deadline);
+    }
+    LOG.log(Level.INFO, "Node {0} handed {1} sessions over to {2} before leaving", local.value(), handed, to.value());
+    return handed;
+  }
+
+  private int sendHandoff(NodeId to, List<OwnedSession> sessions, List<SessionSnapshot> snapshots, long deadline) {
+    try {
+      Message reply = transport.request(to, new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, snapshots))
+          .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      if (!(reply instanceof Message.Ack)) {
+        log.warn("handoff:" + to, "Buddy " + to.value() + " refused a handoff: " + reply);
+        return 0;
+      }
+      for (OwnedSession session : sessions) {
+        if (session.fence()) {
+          owned.retire(session);
+        }
+      }
+      counters.sessionsHandedOff.add(sessions.size());
+      return sessions.size();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn("handoff:" + to, "Handoff of " + sessions.size() + " sessions to " + to.value() + " failed: " + e);
+      return 0;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 0;
+    }
   }
 
   // ---- sending and replies ----------------------------------------------------------------------------------
@@ -769,6 +835,7 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.sessionsPromoted.sum(),
         counters.sessionsMigratedIn.sum(),
         counters.sessionsMigratedOut.sum(),
+        counters.sessionsHandedOff.sum(),
         counters.backupsExpired.sum());
   }
 

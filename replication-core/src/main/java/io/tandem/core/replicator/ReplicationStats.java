@@ -40,4 +40,5 @@ public record ReplicationStats(
     long sessionsPromoted,
     long sessionsMigratedIn,
     long sessionsMigratedOut,
+    long sessionsHandedOff,
     long backupsExpired) {}

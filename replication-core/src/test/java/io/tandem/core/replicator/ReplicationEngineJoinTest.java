@@ -47,4 +47,31 @@ class ReplicationEngineJoinTest {
 
     await().atMost(Duration.ofSeconds(10)).until(() -> cluster.node("n3").engine.stats().backupSessions() == 0);
   }
+
+  @Test
+  void gracefulLeave_handsEverySessionOverWithItsLatestState() throws Exception {
+    cluster = new EngineCluster(ReplicationConfig.builder().mode(io.tandem.core.config.ReplicationMode.ASYNC)
+        .ackTimeout(Duration.ofMillis(300)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n2", "n3");
+    EngineCluster.Node leaver = cluster.node("n1");
+    for (int i = 0; i < 10; i++) {
+      leaver.create("s" + i);
+      int value = i;
+      leaver.request("s" + i, (s, reads) -> s.setAttribute("v", value));
+    }
+    // The last change may still be in flight when the node leaves; the handoff carries the state as it is now.
+    cluster.network.hang(new NodeId("n2"));
+    leaver.request("s0", (s, reads) -> s.setAttribute("v", 100));
+    cluster.network.resume(new NodeId("n2"));
+
+    assertThat(leaver.engine.handOff(Duration.ofSeconds(5))).isEqualTo(10);
+    leaver.engine.close();
+
+    EngineCluster.Node heir = cluster.node("n2");
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+      assertThat(heir.engine.stats().ownedSessions()).isEqualTo(10);
+      assertThat(heir.engine.sessionsWithoutBackup()).isZero();
+      assertThat(cluster.node("n3").backup("s0")).contains(Map.of("v", 100));
+    });
+    assertThat(heir.engine.promote("s7").map(heir::decode)).contains(Map.of("v", 7));
+  }
 }

@@ -1,0 +1,89 @@
+package io.tandem.tomcat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.CookieManager;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The drop-in jar in real Apache Tomcat distributions (10.1 and 11), two Tomcat processes: the owner is killed
+ * with SIGKILL and the survivor serves every attribute whose request was acknowledged.
+ */
+class DistributionKillIT {
+  private final List<DistributionNode> nodes = new ArrayList<>();
+
+  @AfterEach
+  void stop() {
+    nodes.forEach(DistributionNode::close);
+  }
+
+  private static Path catalinaHome(String major) throws Exception {
+    Path dist = Path.of(System.getProperty("tandem.dist.dir", "target/dist"));
+    try (Stream<Path> homes = Files.list(dist)) {
+      return homes.filter(p -> p.getFileName().toString().startsWith("apache-tomcat-" + major + ".")).findFirst()
+          .orElseThrow(() -> new IllegalStateException("no Tomcat " + major + " distribution unpacked in " + dist));
+    }
+  }
+
+  @ParameterizedTest(name = "Tomcat {0}")
+  @ValueSource(strings = {"10", "11"})
+  void sigkillOfTheOwner_survivorHasEveryAcknowledgedAttribute(String major) throws Exception {
+    Path home = catalinaHome(major);
+    Path dropin = Path.of(System.getProperty("tandem.dropin.jar"));
+    Path work = Files.createDirectories(Path.of("target", "dist-it", "tomcat-" + major + "-" + System.nanoTime()));
+    String cluster = "dist-" + major + "-" + System.nanoTime();
+    int m1 = TomcatNode.freePort();
+    int m2 = TomcatNode.freePort();
+    for (int i = 0; i < 2; i++) {
+      String attributes = "clusterName=\"" + cluster + "\" sharedSecret=\"distribution-test-secret\" transportPort=\""
+          + TomcatNode.freePort() + "\" membershipPort=\"" + (i == 0 ? m1 : m2) + "\" members=\"127.0.0.1:" + m1 + ",127.0.0.1:" + m2 + "\"";
+      nodes.add(new DistributionNode(home, work, dropin, "n" + (i + 1), attributes));
+    }
+    for (DistributionNode node : nodes) {
+      node.awaitReady(Duration.ofSeconds(120));
+    }
+    DistributionNode n1 = nodes.get(0);
+    DistributionNode n2 = nodes.get(1);
+    CookieManager cookies = new CookieManager();
+    HttpClient client = HttpClient.newBuilder().cookieHandler(cookies).build();
+    // Both nodes must see each other before the first write, or there is nobody to acknowledge it: Tandem logs
+    // every buddy change to Tomcat's log.
+    await().atMost(Duration.ofSeconds(60)).until(() -> n1.log().contains("buddy is now n2"));
+    assertThat(get(client, n1, "/app/session.jsp?action=set&name=probe&value=1")).isEqualTo("ok");
+
+    TreeMap<String, String> acknowledged = new TreeMap<>();
+    for (int i = 0; i < 10; i++) {
+      String body = get(client, n1, "/app/session.jsp?action=set&name=k" + i + "&value=v" + i);
+      if (body.equals("ok")) {
+        acknowledged.put("k" + i, "v" + i);
+      }
+    }
+    assertThat(acknowledged).hasSize(10);
+
+    n1.kill();
+
+    String survivor = get(client, n2, "/app/session.jsp");
+    TreeMap<String, String> expected = new TreeMap<>(acknowledged);
+    expected.put("probe", "1");
+    assertThat(survivor).isEqualTo(expected.toString());
+  }
+
+  private static String get(HttpClient client, DistributionNode node, String path) throws Exception {
+    HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(node.url(path))).build(), HttpResponse.BodyHandlers.ofString());
+    return response.body().trim();
+  }
+}
