@@ -39,7 +39,12 @@ final class TomcatNode implements AutoCloseable {
     tomcat.setPort(httpPort);
     tomcat.getConnector();
     tomcat.getEngine().setJvmRoute(route);
+    tomcat.getEngine().setRealm(new TestRealm());
+    tomcat.setAddDefaultWebXmlToWebapp(false);
     context = tomcat.addWebapp("", docBase.toString());
+    org.apache.tomcat.util.descriptor.web.LoginConfig login = new org.apache.tomcat.util.descriptor.web.LoginConfig();
+    login.setAuthMethod("BASIC");
+    context.setLoginConfig(login);
     Tomcat.addServlet(context, "session", new SessionServlet());
     context.addServletMappingDecoded("/*", "session");
     tomcat.start();
@@ -67,6 +72,19 @@ final class TomcatNode implements AutoCloseable {
       tomcat.stop();
     }
     tomcat.destroy();
+  }
+
+  /** A realm with one user, alice/secret, in role "user". */
+  static final class TestRealm extends org.apache.catalina.realm.RealmBase {
+    @Override
+    protected String getPassword(String username) {
+      return "alice".equals(username) ? "secret" : null;
+    }
+
+    @Override
+    protected java.security.Principal getPrincipal(String username) {
+      return "alice".equals(username) ? new org.apache.catalina.realm.GenericPrincipal(username, List.of("user")) : null;
+    }
   }
 
   /** {@code /set?name=&value=}, {@code /get?name=}, {@code /list}, {@code /invalidate}, {@code /whoami}. */
@@ -109,6 +127,26 @@ final class TomcatNode implements AutoCloseable {
             all.put(name, session.getAttribute(name));
           }
           response.getWriter().print(all);
+        }
+        case "/login" -> {
+          request.getSession(true);
+          try {
+            request.login(request.getParameter("user"), request.getParameter("pass"));
+            response.getWriter().print("logged-in " + request.getSession(false).getId());
+          } catch (jakarta.servlet.ServletException e) {
+            response.getWriter().print("login-failed");
+          }
+        }
+        case "/whoami" -> {
+          java.security.Principal user = request.getUserPrincipal();
+          response.getWriter().print(user == null ? "anonymous" : user.getName());
+        }
+        case "/maxinactive" -> {
+          HttpSession session = request.getSession(false);
+          if (request.getParameter("seconds") != null) {
+            session.setMaxInactiveInterval(Integer.parseInt(request.getParameter("seconds")));
+          }
+          response.getWriter().print(session == null ? "no-session" : String.valueOf(session.getMaxInactiveInterval()));
         }
         case "/invalidate" -> {
           HttpSession session = request.getSession(false);
