@@ -24,6 +24,10 @@ final class TomcatCluster implements AutoCloseable {
   final HttpClient client = HttpClient.newBuilder().cookieHandler(cookies).build();
 
   TomcatCluster(Path work, int size, String scope) throws Exception {
+    this(work, size, scope, "");
+  }
+
+  TomcatCluster(Path work, int size, String scope, String extraAttributes) throws Exception {
     String cluster = "tomcat-it-" + System.nanoTime();
     List<Integer> membershipPorts = new ArrayList<>();
     for (int i = 0; i < size; i++) {
@@ -33,7 +37,7 @@ final class TomcatCluster implements AutoCloseable {
     for (int i = 0; i < size; i++) {
       String attributes = "clusterName=\"" + cluster + "\" sharedSecret=\"integration-test-secret-123\" scope=\"" + scope
           + "\" transportPort=\"" + TomcatNode.freePort() + "\" membershipPort=\"" + membershipPorts.get(i)
-          + "\" members=\"" + members + "\"";
+          + "\" members=\"" + members + "\" " + extraAttributes;
       nodes.add(new TomcatNode(work, "n" + (i + 1), attributes));
     }
     await().atMost(Duration.ofSeconds(60)).until(() -> nodes.stream().allMatch(

@@ -45,7 +45,7 @@ final class TomcatNode implements AutoCloseable {
     org.apache.tomcat.util.descriptor.web.LoginConfig login = new org.apache.tomcat.util.descriptor.web.LoginConfig();
     login.setAuthMethod("BASIC");
     context.setLoginConfig(login);
-    Tomcat.addServlet(context, "session", new SessionServlet());
+    Tomcat.addServlet(context, "session", new SessionServlet()).setAsyncSupported(true);
     context.addServletMappingDecoded("/*", "session");
     tomcat.start();
     if (context.getState() != LifecycleState.STARTED) {
@@ -127,6 +127,26 @@ final class TomcatNode implements AutoCloseable {
             all.put(name, session.getAttribute(name));
           }
           response.getWriter().print(all);
+        }
+        case "/skip.css" -> {
+          request.getSession(true).setAttribute(request.getParameter("name"), request.getParameter("value"));
+          response.getWriter().print("ok");
+        }
+        case "/async" -> {
+          HttpSession session = request.getSession(true);
+          jakarta.servlet.AsyncContext async = request.startAsync();
+          String name = request.getParameter("name");
+          String value = request.getParameter("value");
+          new Thread(() -> {
+            try {
+              session.setAttribute(name, value);
+              async.getResponse().getWriter().print("ok");
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            } finally {
+              async.complete();
+            }
+          }, "async-test-worker").start();
         }
         case "/login" -> {
           request.getSession(true);

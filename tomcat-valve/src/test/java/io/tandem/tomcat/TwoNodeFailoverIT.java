@@ -84,4 +84,31 @@ class TwoNodeFailoverIT {
 
     assertThat(response.body()).isEqualTo("no-session");
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
+  void expiredSession_isExpiredOnTheOwnerOnly_andNeverComesBack(String scope) throws Exception {
+    cluster = new TomcatCluster(work, 2, scope);
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n2 = cluster.node(1);
+    cluster.get(n1, "/set?name=user&value=gina");
+    cluster.get(n1, "/maxinactive?seconds=1");
+    String cookie = cluster.sessionCookie();
+    String base = TandemManager.stripRoute(cookie);
+    await().atMost(Duration.ofSeconds(10)).until(() -> n2.manager().engine().backupOf(base).isPresent());
+
+    // The buddy never expires a backup whose owner is alive, however idle; the owner expires it and tells the buddy.
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      n2.manager().engine().runMaintenance();
+      n1.manager().processExpires();
+      return n1.manager().findSessions().length == 0;
+    });
+    await().atMost(Duration.ofSeconds(10)).until(() -> n2.manager().engine().backupOf(base).isEmpty());
+
+    cluster.stop(n1);
+    cluster.cookies.getCookieStore().removeAll();
+    HttpResponse<String> response = cluster.client.send(HttpRequest.newBuilder(URI.create(n2.url("/get?name=user")))
+        .header("Cookie", "JSESSIONID=" + cookie).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(response.body()).isEqualTo("no-session");
+  }
 }
