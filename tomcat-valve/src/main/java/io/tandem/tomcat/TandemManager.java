@@ -63,6 +63,8 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   private volatile GrizzlyTransport transport;
   private volatile ClusterSettings cluster;
   private volatile String replicationFilter;
+  private volatile ReplicationMBean figures;
+  private volatile javax.management.ObjectName figuresName;
   private final Map<Principal, Blob> principalCache = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
   /** Records any {@code <Manager>} attribute Tomcat has no setter for; validation happens at start. */
@@ -133,13 +135,34 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       throw new LifecycleException("Tandem could not join cluster [" + settings.clusterName() + "] as [" + node.value() + "]: " + e, e);
     }
     getContext().getPipeline().addValve(new TandemValve(this));
+    registerFigures(settings);
     log.info("Tandem manager of context [" + getContext().getName() + "] started: " + settings + " " + config.describe());
     setState(LifecycleState.STARTING);
+  }
+
+  private void registerFigures(ClusterSettings settings) {
+    figures = new ReplicationMBean(engine, transport);
+    try {
+      String path = getContext().getName().isEmpty() ? "/" : getContext().getName();
+      figuresName = new javax.management.ObjectName("io.tandem:type=Replication,node="
+          + javax.management.ObjectName.quote(settings.nodeId()) + ",context=" + javax.management.ObjectName.quote(path));
+      java.lang.management.ManagementFactory.getPlatformMBeanServer().registerMBean(figures, figuresName);
+    } catch (javax.management.JMException e) {
+      log.warn("Tandem figures are not available over JMX: " + e.getMessage());
+      figuresName = null;
+    }
   }
 
   @Override
   protected void stopInternal() throws LifecycleException {
     setState(LifecycleState.STOPPING);
+    if (figuresName != null) {
+      try {
+        java.lang.management.ManagementFactory.getPlatformMBeanServer().unregisterMBean(figuresName);
+      } catch (javax.management.JMException e) {
+        log.debug("Tandem figures were already unregistered", e);
+      }
+    }
     ReplicationEngine running = engine;
     if (running != null) {
       // A rolling restart loses nothing: the buddy owns every session before this node leaves.
@@ -280,7 +303,13 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   }
 
   FlushOutcome flush(TandemSession session, Set<String> reads) {
-    return engine.flush(session.baseId(), reads);
+    long started = System.nanoTime();
+    FlushOutcome outcome = engine.flush(session.baseId(), reads);
+    ReplicationMBean recorder = figures;
+    if (recorder != null && outcome != FlushOutcome.NOTHING && outcome != FlushOutcome.NOT_OWNED) {
+      recorder.recordFlush(System.nanoTime() - started);
+    }
+    return outcome;
   }
 
   Blob encodePrincipal(Principal principal) {

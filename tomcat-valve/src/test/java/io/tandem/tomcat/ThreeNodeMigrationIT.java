@@ -43,5 +43,11 @@ class ThreeNodeMigrationIT {
     await().atMost(Duration.ofSeconds(10)).until(() -> n1.manager().findSessions().length == 0);
     assertThat(cluster.get(n3, "/list")).isEqualTo("{list=[hat, scarf], user=dora}");
     assertThat(n3.manager().getReplicationStats().sessionsMigratedIn()).isEqualTo(1);
+    javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+    javax.management.ObjectName figures = new javax.management.ObjectName("io.tandem:type=Replication,node=\"n3\",context=\"/\"");
+    assertThat(jmx.getAttribute(figures, "SessionsMigratedIn")).isEqualTo(1L);
+    await().atMost(Duration.ofSeconds(10)).until(() -> jmx.getAttribute(figures, "SessionsWithoutBackup").equals(0));
+    assertThat((Long) jmx.getAttribute(figures, "ReplicationLatencyP99Micros")).isPositive();
+    assertThat(jmx.getAttribute(figures, "Scope")).isEqualTo(scope);
   }
 }

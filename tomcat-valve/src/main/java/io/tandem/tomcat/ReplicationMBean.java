@@ -1,0 +1,165 @@
+package io.tandem.tomcat;
+
+import io.tandem.core.replicator.ReplicationEngine;
+import io.tandem.core.replicator.ReplicationStats;
+import io.tandem.transport.grizzly.GrizzlyTransport;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * The figures behind {@link ReplicationMXBean}: engine and transport counters, and a latency histogram of the
+ * per-request replication step.
+ *
+ * <p>Implementation notes: request threads record into the {@link Recorder} (lock-free); JMX reads take an
+ * interval snapshot under this object's lock and fold it into {@code total}, which only that lock guards.
+ */
+final class ReplicationMBean implements ReplicationMXBean {
+  private final ReplicationEngine engine;
+  private final GrizzlyTransport transport;
+  private final Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
+  private final Histogram total = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+
+  ReplicationMBean(ReplicationEngine engine, GrizzlyTransport transport) {
+    this.engine = engine;
+    this.transport = transport;
+  }
+
+  void recordFlush(long nanos) {
+    recorder.recordValue(Math.min(Math.max(nanos, 0), TimeUnit.SECONDS.toNanos(60)));
+  }
+
+  private synchronized Histogram latencies() {
+    total.add(recorder.getIntervalHistogram());
+    return total;
+  }
+
+  private ReplicationStats stats() {
+    return engine.stats();
+  }
+
+  @Override
+  public String getNodeId() {
+    return engine.localNode().value();
+  }
+
+  @Override
+  public String getScope() {
+    return engine.config().scope().name();
+  }
+
+  @Override
+  public String getMode() {
+    return engine.config().mode().name();
+  }
+
+  @Override
+  public String getBuddy() {
+    return engine.buddy().map(b -> b.value()).orElse("");
+  }
+
+  @Override
+  public int getOwnedSessions() {
+    return stats().ownedSessions();
+  }
+
+  @Override
+  public int getBackupSessions() {
+    return stats().backupSessions();
+  }
+
+  @Override
+  public long getBackupBytes() {
+    return stats().backupBytes();
+  }
+
+  @Override
+  public int getSessionsWithoutBackup() {
+    return engine.sessionsWithoutBackup();
+  }
+
+  @Override
+  public long getLastReprotectionMillis() {
+    return engine.lastReprotectionTime().map(d -> d.toMillis()).orElse(-1L);
+  }
+
+  @Override
+  public long getFullSessionsSent() {
+    return stats().fullsSent();
+  }
+
+  @Override
+  public long getDeltasSent() {
+    return stats().deltasSent();
+  }
+
+  @Override
+  public long getBytesReplicated() {
+    return stats().payloadBytesSent();
+  }
+
+  @Override
+  public long getAckTimeouts() {
+    return stats().ackTimeouts();
+  }
+
+  @Override
+  public long getSendFailures() {
+    return stats().sendFailures();
+  }
+
+  @Override
+  public long getSessionsPromoted() {
+    return stats().sessionsPromoted();
+  }
+
+  @Override
+  public long getSessionsMigratedIn() {
+    return stats().sessionsMigratedIn();
+  }
+
+  @Override
+  public long getSessionsMigratedOut() {
+    return stats().sessionsMigratedOut();
+  }
+
+  @Override
+  public long getSessionsHandedOff() {
+    return stats().sessionsHandedOff();
+  }
+
+  @Override
+  public long getSessionsFenced() {
+    return stats().sessionsFenced();
+  }
+
+  @Override
+  public long getRefusedPeers() {
+    return transport.stats().authenticationFailures();
+  }
+
+  @Override
+  public long getUnsetMutationsDetected() {
+    return stats().unsetMutationsDetected();
+  }
+
+  @Override
+  public long getReplicationLatencyP50Micros() {
+    return TimeUnit.NANOSECONDS.toMicros(latencies().getValueAtPercentile(50));
+  }
+
+  @Override
+  public long getReplicationLatencyP90Micros() {
+    return TimeUnit.NANOSECONDS.toMicros(latencies().getValueAtPercentile(90));
+  }
+
+  @Override
+  public long getReplicationLatencyP99Micros() {
+    return TimeUnit.NANOSECONDS.toMicros(latencies().getValueAtPercentile(99));
+  }
+
+  @Override
+  public long getReplicationLatencyMaxMicros() {
+    return TimeUnit.NANOSECONDS.toMicros(latencies().getMaxValue());
+  }
+}

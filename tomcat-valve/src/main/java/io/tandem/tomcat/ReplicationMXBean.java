@@ -1,0 +1,60 @@
+package io.tandem.tomcat;
+
+/**
+ * What an operator watches, per Tandem manager: {@code io.tandem:type=Replication,node=<node>,context=<path>}.
+ * Latencies are those of the replication step at the end of a request (SYNC: until the buddy's ack).
+ */
+public interface ReplicationMXBean {
+  String getNodeId();
+
+  String getScope();
+
+  String getMode();
+
+  String getBuddy();
+
+  int getOwnedSessions();
+
+  int getBackupSessions();
+
+  long getBackupBytes();
+
+  /** Owned sessions of which the current buddy holds no copy right now; should be 0. */
+  int getSessionsWithoutBackup();
+
+  /** How long the last membership change took to get every session protected again, in ms (-1: none yet). */
+  long getLastReprotectionMillis();
+
+  long getFullSessionsSent();
+
+  long getDeltasSent();
+
+  /** Attribute bytes replicated by this node's flushes (the configured scope decides how many). */
+  long getBytesReplicated();
+
+  long getAckTimeouts();
+
+  long getSendFailures();
+
+  long getSessionsPromoted();
+
+  long getSessionsMigratedIn();
+
+  long getSessionsMigratedOut();
+
+  long getSessionsHandedOff();
+
+  long getSessionsFenced();
+
+  long getRefusedPeers();
+
+  long getUnsetMutationsDetected();
+
+  long getReplicationLatencyP50Micros();
+
+  long getReplicationLatencyP90Micros();
+
+  long getReplicationLatencyP99Micros();
+
+  long getReplicationLatencyMaxMicros();
+}
