@@ -100,7 +100,9 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
         replicationAttributes.put(k, v);
       }
     });
-    for (String unknown : ClusterSettings.unknown(attributes, ReplicationConfigParser.ATTRIBUTES)) {
+    Set<String> known = new java.util.HashSet<>(ReplicationConfigParser.ATTRIBUTES);
+    known.addAll(TlsSettings.ATTRIBUTES);
+    for (String unknown : ClusterSettings.unknown(attributes, known)) {
       violations.add(unknown + ": unknown attribute");
     }
     ReplicationConfig config = null;
@@ -110,6 +112,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       violations.addAll(e.violations());
     }
     ClusterSettings settings = ClusterSettings.parse(attributes, getJvmRoute(), violations);
+    javax.net.ssl.SSLContext tls = TlsSettings.parse(attributes, violations);
     if (!violations.isEmpty()) {
       String message = "Invalid Tandem configuration of context [" + getContext().getName() + "]:\n  - " + String.join("\n  - ", violations);
       log.error(message);
@@ -123,7 +126,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     this.transport = new GrizzlyTransport(new GrizzlyTransportConfig(settings.clusterName(), node, settings.bindAddress(),
         settings.transportPort(), settings.sharedSecret(), config.ackTimeout(), loopbackDefaults.connectTimeout(),
         config.maxFrameSize(), Math.max(settings.maxQueuedBytesPerPeer(), config.maxFrameSize()),
-        loopbackDefaults.reconnectBackoffMin(), loopbackDefaults.reconnectBackoffMax(), null));
+        loopbackDefaults.reconnectBackoffMin(), loopbackDefaults.reconnectBackoffMax(), tls));
     HazelcastMembership membership = new HazelcastMembership(new HazelcastMembershipConfig(settings.clusterName(), node,
         settings.bindAddress() + ":" + settings.transportPort(), settings.bindAddress(), settings.membershipPort(),
         settings.members(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
