@@ -46,6 +46,7 @@ final class TomcatNode implements AutoCloseable {
     login.setAuthMethod("BASIC");
     context.setLoginConfig(login);
     Tomcat.addServlet(context, "session", new SessionServlet()).setAsyncSupported(true);
+    context.addApplicationListener(ActivationProbe.CreationRecorder.class.getName());
     context.addServletMappingDecoded("/*", "session");
     tomcat.start();
     if (context.getState() != LifecycleState.STARTED) {
@@ -128,6 +129,11 @@ final class TomcatNode implements AutoCloseable {
           }
           response.getWriter().print(all);
         }
+        case "/probe" -> {
+          request.getSession(true).setAttribute("probe", new ActivationProbe());
+          response.getWriter().print("ok");
+        }
+        case "/events" -> response.getWriter().print(ActivationProbe.events(request.getServletContext()));
         case "/skip.css" -> {
           request.getSession(true).setAttribute(request.getParameter("name"), request.getParameter("value"));
           response.getWriter().print("ok");

@@ -111,4 +111,21 @@ class TwoNodeFailoverIT {
         .header("Cookie", "JSESSIONID=" + cookie).build(), HttpResponse.BodyHandlers.ofString());
     assertThat(response.body()).isEqualTo("no-session");
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
+  void takenOverSession_isActivatedNotCreated(String scope) throws Exception {
+    cluster = new TomcatCluster(work, 2, scope, "allowedClasses=\"io.tandem.tomcat.ActivationProbe\"");
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n2 = cluster.node(1);
+    cluster.get(n1, "/probe");
+    String base = TandemManager.stripRoute(cluster.sessionCookie());
+    assertThat(cluster.get(n1, "/events")).isEqualTo("[created " + base + ".n1]");
+
+    cluster.stop(n1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
+    cluster.get(n2, "/get?name=probe");
+
+    assertThat(cluster.get(n2, "/events")).isEqualTo("[activated " + base + ".n2]");
+  }
 }
