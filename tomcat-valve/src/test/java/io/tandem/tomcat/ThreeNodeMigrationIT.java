@@ -50,4 +50,26 @@ class ThreeNodeMigrationIT {
     assertThat((Long) jmx.getAttribute(figures, "ReplicationLatencyP99Micros")).isPositive();
     assertThat(jmx.getAttribute(figures, "Scope")).isEqualTo(scope);
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"MODIFIED_ATTRIBUTE"})
+  void joiningNode_receivesTheBackupsItNowGuards_andTheFormerBuddyLetsThemGo(String scope) throws Exception {
+    // n1 and n3 run; n2, configured in the same cluster, joins later and lands between them in the ring.
+    cluster = new TomcatCluster(work, 3, 1, scope, "");
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n3 = cluster.start(2);
+    await().atMost(Duration.ofSeconds(60)).until(() -> n1.manager().engine().buddy().map(b -> b.value()).orElse("").equals("n3"));
+    cluster.get(n1, "/set?name=user&value=ivan");
+    String base = TandemManager.stripRoute(cluster.sessionCookie());
+    await().atMost(Duration.ofSeconds(10)).until(() -> n3.manager().engine().backupOf(base).isPresent());
+
+    TomcatNode n2 = cluster.start(1);
+
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(n1.manager().engine().buddy().map(b -> b.value())).contains("n2");
+      assertThat(n2.manager().engine().backupOf(base)).isPresent();
+      assertThat(n3.manager().engine().backupOf(base)).isEmpty();
+      assertThat(n1.manager().getSessionsWithoutBackup()).isZero();
+    });
+  }
 }

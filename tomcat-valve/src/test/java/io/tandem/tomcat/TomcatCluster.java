@@ -20,6 +20,8 @@ import java.util.List;
  */
 final class TomcatCluster implements AutoCloseable {
   final List<TomcatNode> nodes = new ArrayList<>();
+  private final List<String> nodeAttributes = new ArrayList<>();
+  private final Path work;
   final CookieManager cookies = new CookieManager();
   final HttpClient client = HttpClient.newBuilder().cookieHandler(cookies).build();
 
@@ -28,6 +30,12 @@ final class TomcatCluster implements AutoCloseable {
   }
 
   TomcatCluster(Path work, int size, String scope, String extraAttributes) throws Exception {
+    this(work, size, size, scope, extraAttributes);
+  }
+
+  /** A cluster of {@code size} configured nodes of which the first {@code running} are started now. */
+  TomcatCluster(Path work, int size, int running, String scope, String extraAttributes) throws Exception {
+    this.work = work;
     String cluster = "tomcat-it-" + System.nanoTime();
     List<Integer> membershipPorts = new ArrayList<>();
     for (int i = 0; i < size; i++) {
@@ -38,10 +46,21 @@ final class TomcatCluster implements AutoCloseable {
       String attributes = "clusterName=\"" + cluster + "\" sharedSecret=\"integration-test-secret-123\" scope=\"" + scope
           + "\" transportPort=\"" + TomcatNode.freePort() + "\" membershipPort=\"" + membershipPorts.get(i)
           + "\" members=\"" + members + "\" " + extraAttributes;
-      nodes.add(new TomcatNode(work, "n" + (i + 1), attributes));
+      nodeAttributes.add(attributes);
     }
-    await().atMost(Duration.ofSeconds(60)).until(() -> nodes.stream().allMatch(
-        n -> n.manager().engine().buddy().isPresent() && n.manager().engine().stats() != null));
+    for (int i = 0; i < running; i++) {
+      start(i);
+    }
+    if (running > 1) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> nodes.stream().allMatch(n -> n.manager().engine().buddy().isPresent()));
+    }
+  }
+
+  /** Starts configured node {@code index} (named n{index+1}). */
+  TomcatNode start(int index) throws Exception {
+    TomcatNode node = new TomcatNode(work, "n" + (index + 1), nodeAttributes.get(index));
+    nodes.add(node);
+    return node;
   }
 
   TomcatNode node(int index) {
