@@ -63,6 +63,8 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   private volatile GrizzlyTransport transport;
   private volatile ClusterSettings cluster;
   private volatile String replicationFilter;
+  private volatile java.util.regex.Pattern skipPattern;
+  private boolean valveInstalled;
   private volatile ReplicationMBean figures;
   private volatile javax.management.ObjectName figuresName;
   private final Map<Principal, Blob> principalCache = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
@@ -86,8 +88,23 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return "TandemManager";
   }
 
-  String replicationFilter() {
-    return replicationFilter;
+  /** Requests whose URI matches are never replicated (static resources); null when every request replicates. */
+  java.util.regex.Pattern skipPattern() {
+    return skipPattern;
+  }
+
+  /**
+   * Installs the manager's own valve as soon as the manager joins its context, before the context configures its
+   * authenticator: the valve then runs first, so that requests an authenticator answers by itself (a FORM login
+   * that saves the original request in the session) are replicated too. Users write no second element.
+   */
+  @Override
+  public void setContext(org.apache.catalina.Context context) {
+    super.setContext(context);
+    if (context != null && !valveInstalled) {
+      context.getPipeline().addValve(new TandemValve(this));
+      valveInstalled = true;
+    }
   }
 
   @Override
@@ -137,7 +154,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       engine.close();
       throw new LifecycleException("Tandem could not join cluster [" + settings.clusterName() + "] as [" + node.value() + "]: " + e, e);
     }
-    getContext().getPipeline().addValve(new TandemValve(this));
+    skipPattern = replicationFilter == null || replicationFilter.isBlank() ? null : java.util.regex.Pattern.compile(replicationFilter);
     registerFigures(settings);
     log.info("Tandem manager of context [" + getContext().getName() + "] started: " + settings + " " + config.describe());
     setState(LifecycleState.STARTING);
@@ -336,6 +353,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     try {
       return Optional.of(metadataCodec.encode(note));
     } catch (CodecException e) {
+      log.warn("A session note of class " + note.getClass().getName() + " is not replicated: " + e.getMessage());
       return Optional.empty();
     }
   }

@@ -12,24 +12,22 @@ import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ValveBase;
 
 /**
- * Installed by {@link TandemManager} itself: re-routes a session found under another node's jvmRoute (the cookie
+ * Installed by {@link TandemManager} itself, first in the context's pipeline: re-routes a session found under another node's jvmRoute (the cookie
  * is re-issued so a sticky load balancer follows), tracks the request's attribute reads, and replicates the
  * session when the request ends, or when an async request completes.
  */
 final class TandemValve extends ValveBase {
   private final TandemManager manager;
-  private final Pattern skip;
 
   TandemValve(TandemManager manager) {
     super(true);
     this.manager = manager;
-    String filter = manager.replicationFilter();
-    this.skip = filter == null || filter.isBlank() ? null : Pattern.compile(filter);
   }
 
   @Override
   public void invoke(Request request, Response response) throws IOException, ServletException {
-    if (skip != null && skip.matcher(request.getDecodedRequestURI()).matches()) {
+    Pattern skip = manager.skipPattern();
+    if (manager.engine() == null || skip != null && skip.matcher(request.getDecodedRequestURI()).matches()) {
       getNext().invoke(request, response);
       return;
     }
@@ -58,6 +56,10 @@ final class TandemValve extends ValveBase {
     Session session = request.getSessionInternal(false);
     if (session != null && !session.getIdInternal().equals(requested)) {
       request.changeSessionId(session.getIdInternal());
+      // A FORM login in progress remembers the id its form was served under; it is the same session.
+      if (requested.equals(session.getNote(org.apache.catalina.authenticator.Constants.SESSION_ID_NOTE))) {
+        session.setNote(org.apache.catalina.authenticator.Constants.SESSION_ID_NOTE, session.getIdInternal());
+      }
     }
   }
 

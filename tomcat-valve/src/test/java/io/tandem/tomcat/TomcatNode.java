@@ -43,8 +43,17 @@ final class TomcatNode implements AutoCloseable {
     tomcat.setAddDefaultWebXmlToWebapp(false);
     context = tomcat.addWebapp("", docBase.toString());
     org.apache.tomcat.util.descriptor.web.LoginConfig login = new org.apache.tomcat.util.descriptor.web.LoginConfig();
-    login.setAuthMethod("BASIC");
+    login.setAuthMethod("FORM");
+    login.setLoginPage("/login.html");
+    login.setErrorPage("/login-error.html");
     context.setLoginConfig(login);
+    org.apache.tomcat.util.descriptor.web.SecurityConstraint constraint = new org.apache.tomcat.util.descriptor.web.SecurityConstraint();
+    constraint.addAuthRole("user");
+    org.apache.tomcat.util.descriptor.web.SecurityCollection secured = new org.apache.tomcat.util.descriptor.web.SecurityCollection();
+    secured.addPattern("/secure/*");
+    constraint.addCollection(secured);
+    context.addConstraint(constraint);
+    context.addSecurityRole("user");
     Tomcat.addServlet(context, "session", new SessionServlet()).setAsyncSupported(true);
     context.addApplicationListener(ActivationProbe.CreationRecorder.class.getName());
     context.addServletMappingDecoded("/*", "session");
@@ -129,6 +138,9 @@ final class TomcatNode implements AutoCloseable {
           }
           response.getWriter().print(all);
         }
+        case "/login.html" -> response.getWriter().print("login-form");
+        case "/login-error.html" -> response.getWriter().print("login-error");
+        case "/secure/page" -> response.getWriter().print("secret for " + request.getUserPrincipal().getName());
         case "/probe" -> {
           request.getSession(true).setAttribute("probe", new ActivationProbe());
           response.getWriter().print("ok");
