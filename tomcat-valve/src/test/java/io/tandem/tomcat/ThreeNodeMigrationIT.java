@@ -52,7 +52,7 @@ class ThreeNodeMigrationIT {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"MODIFIED_ATTRIBUTE"})
+  @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void joiningNode_receivesTheBackupsItNowGuards_andTheFormerBuddyLetsThemGo(String scope) throws Exception {
     // n1 and n3 run; n2, configured in the same cluster, joins later and lands between them in the ring.
     cluster = new TomcatCluster(work, 3, 1, scope, "");

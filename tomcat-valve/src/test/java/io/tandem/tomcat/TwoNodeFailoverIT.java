@@ -68,7 +68,7 @@ class TwoNodeFailoverIT {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"MODIFIED_ATTRIBUTE"})
+  @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void invalidatedSession_neverComesBackAfterFailover(String scope) throws Exception {
     cluster = new TomcatCluster(work, 2, scope);
     TomcatNode n1 = cluster.node(0);
@@ -127,5 +127,26 @@ class TwoNodeFailoverIT {
     cluster.get(n2, "/get?name=probe");
 
     assertThat(cluster.get(n2, "/events")).isEqualTo("[activated " + base + ".n2]");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
+  void sessionIsFoundWhateverRouteSuffixTheCookieCarries(String scope) throws Exception {
+    cluster = new TomcatCluster(work, 2, scope);
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n2 = cluster.node(1);
+    cluster.get(n1, "/set?name=user&value=judy");
+    String base = TandemManager.stripRoute(cluster.sessionCookie());
+    cluster.cookies.getCookieStore().removeAll();
+
+    for (String cookie : new String[] {base, base + ".n1", base + ".elsewhere"}) {
+      HttpResponse<String> response = cluster.client.send(HttpRequest.newBuilder(URI.create(n1.url("/get?name=user")))
+          .header("Cookie", "JSESSIONID=" + cookie).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(response.body()).as(cookie).isEqualTo("judy");
+    }
+    HttpResponse<String> stripped = cluster.client.send(HttpRequest.newBuilder(URI.create(n2.url("/get?name=user")))
+        .header("Cookie", "JSESSIONID=" + base).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(stripped.body()).isEqualTo("judy");
+    assertThat(stripped.headers().allValues("Set-Cookie")).anySatisfy(c -> assertThat(c).contains(base + ".n2"));
   }
 }
