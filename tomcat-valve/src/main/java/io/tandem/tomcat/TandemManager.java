@@ -148,11 +148,17 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
         settings.bindAddress() + ":" + settings.transportPort(), settings.bindAddress(), settings.membershipPort(),
         settings.members(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
     this.engine = new ReplicationEngine(config, transport, membership, codec, Clock.systemUTC(), this);
+    // Threads the engine starts (selectors, membership, maintenance) must not pin the web application's loader.
+    Thread thread = Thread.currentThread();
+    ClassLoader previous = thread.getContextClassLoader();
+    thread.setContextClassLoader(TandemManager.class.getClassLoader());
     try {
       engine.start();
     } catch (Exception e) {
       engine.close();
       throw new LifecycleException("Tandem could not join cluster [" + settings.clusterName() + "] as [" + node.value() + "]: " + e, e);
+    } finally {
+      thread.setContextClassLoader(previous);
     }
     skipPattern = replicationFilter == null || replicationFilter.isBlank() ? null : java.util.regex.Pattern.compile(replicationFilter);
     registerFigures(settings);
