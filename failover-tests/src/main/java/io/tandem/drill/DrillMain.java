@@ -34,7 +34,7 @@ public final class DrillMain implements Callable<Integer> {
   public Integer call() throws Exception {
     Path catalinaHome;
     try (Stream<Path> homes = Files.list(home.resolve("dist"))) {
-      catalinaHome = homes.filter(p -> p.getFileName().toString().startsWith("apache-tomcat-")).findFirst().orElseThrow();
+      catalinaHome = homes.filter(p -> p.getFileName().toString().startsWith("apache-tomcat-10.")).findFirst().orElseThrow();
     }
     Path dropin = home.resolve("dropin/tomcat-valve-dropin.jar");
     Path work = home.resolve("drill-runs/" + System.currentTimeMillis());

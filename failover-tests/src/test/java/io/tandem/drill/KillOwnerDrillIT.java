@@ -17,7 +17,7 @@ class KillOwnerDrillIT {
     Path home = Path.of(System.getProperty("tandem.drill.home", "target"));
     Path catalinaHome;
     try (Stream<Path> homes = Files.list(home.resolve("dist"))) {
-      catalinaHome = homes.filter(p -> p.getFileName().toString().startsWith("apache-tomcat-")).findFirst().orElseThrow();
+      catalinaHome = homes.filter(p -> p.getFileName().toString().startsWith("apache-tomcat-10.")).findFirst().orElseThrow();
     }
     PrintStream progress = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 

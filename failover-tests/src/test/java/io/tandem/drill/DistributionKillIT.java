@@ -1,4 +1,4 @@
-package io.tandem.tomcat;
+package io.tandem.drill;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -24,15 +24,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * with SIGKILL and the survivor serves every attribute whose request was acknowledged.
  */
 class DistributionKillIT {
-  private final List<DistributionNode> nodes = new ArrayList<>();
+  private final List<TomcatProcess> nodes = new ArrayList<>();
 
   @AfterEach
   void stop() {
-    nodes.forEach(DistributionNode::close);
+    nodes.forEach(TomcatProcess::close);
   }
 
   private static Path catalinaHome(String major) throws Exception {
-    Path dist = Path.of(System.getProperty("tandem.dist.dir", "target/dist"));
+    Path dist = Path.of(System.getProperty("tandem.drill.home", "target"), "dist");
     try (Stream<Path> homes = Files.list(dist)) {
       return homes.filter(p -> p.getFileName().toString().startsWith("apache-tomcat-" + major + ".")).findFirst()
           .orElseThrow(() -> new IllegalStateException("no Tomcat " + major + " distribution unpacked in " + dist));
@@ -43,21 +43,22 @@ class DistributionKillIT {
   @ValueSource(strings = {"10", "11"})
   void sigkillOfTheOwner_survivorHasEveryAcknowledgedAttribute(String major) throws Exception {
     Path home = catalinaHome(major);
-    Path dropin = Path.of(System.getProperty("tandem.dropin.jar"));
-    Path work = Files.createDirectories(Path.of("target", "dist-it", "tomcat-" + major + "-" + System.nanoTime()));
+    Path drillHome = Path.of(System.getProperty("tandem.drill.home", "target"));
+    Path dropin = drillHome.resolve("dropin/tomcat-valve-dropin.jar");
+    Path work = Files.createDirectories(drillHome.resolve("dist-it/tomcat-" + major + "-" + System.nanoTime()));
     String cluster = "dist-" + major + "-" + System.nanoTime();
-    int m1 = TomcatNode.freePort();
-    int m2 = TomcatNode.freePort();
+    int m1 = KillOwnerDrill.freePort();
+    int m2 = KillOwnerDrill.freePort();
     for (int i = 0; i < 2; i++) {
       String attributes = "clusterName=\"" + cluster + "\" sharedSecret=\"distribution-test-secret\" transportPort=\""
-          + TomcatNode.freePort() + "\" membershipPort=\"" + (i == 0 ? m1 : m2) + "\" members=\"127.0.0.1:" + m1 + ",127.0.0.1:" + m2 + "\"";
-      nodes.add(new DistributionNode(home, work, dropin, "n" + (i + 1), attributes));
+          + KillOwnerDrill.freePort() + "\" membershipPort=\"" + (i == 0 ? m1 : m2) + "\" members=\"127.0.0.1:" + m1 + ",127.0.0.1:" + m2 + "\"";
+      nodes.add(new TomcatProcess(home, work, dropin, "n" + (i + 1), KillOwnerDrill.freePort(), attributes));
     }
-    for (DistributionNode node : nodes) {
+    for (TomcatProcess node : nodes) {
       node.awaitReady(Duration.ofSeconds(120));
     }
-    DistributionNode n1 = nodes.get(0);
-    DistributionNode n2 = nodes.get(1);
+    TomcatProcess n1 = nodes.get(0);
+    TomcatProcess n2 = nodes.get(1);
     CookieManager cookies = new CookieManager();
     HttpClient client = HttpClient.newBuilder().cookieHandler(cookies).build();
     // Both nodes must see each other before the first write, or there is nobody to acknowledge it: Tandem logs
@@ -82,7 +83,7 @@ class DistributionKillIT {
     assertThat(survivor).isEqualTo(expected.toString());
   }
 
-  private static String get(HttpClient client, DistributionNode node, String path) throws Exception {
+  private static String get(HttpClient client, TomcatProcess node, String path) throws Exception {
     HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(node.url(path))).build(), HttpResponse.BodyHandlers.ofString());
     return response.body().trim();
   }
