@@ -6,10 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -17,22 +14,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A FORM login that starts on one node and finishes on another: the request saved in the session's notes while
  * the login form is shown survives the failover, so the user lands on the page they asked for, logged in.
  */
-class FormLoginFailoverIT {
-  private TomcatCluster cluster;
-
-  @TempDir Path work;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+class FormLoginFailoverIT extends TomcatClusterIT {
 
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void loginFormShownByOneNode_isAcceptedByTheOtherAfterFailover(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope);
+    start(2, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
     assertThat(cluster.get(n1, "/secure/page")).isEqualTo("login-form");

@@ -6,10 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -17,22 +14,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * What keeps a user logged in survives failover: the session id changed at login ({@code changeSessionId}), the
  * authenticated principal and auth type, and a changed max inactive interval.
  */
-class LoginFailoverIT {
-  private TomcatCluster cluster;
-
-  @TempDir Path work;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+class LoginFailoverIT extends TomcatClusterIT {
 
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void loggedInUser_staysLoggedInAfterFailover_andThePreLoginIdIsGone(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope);
+    start(2, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
     cluster.get(n1, "/set?name=cart&value=book");

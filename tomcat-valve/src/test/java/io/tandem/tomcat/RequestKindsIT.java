@@ -3,25 +3,12 @@ package io.tandem.tomcat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Async requests replicate when they complete; requests matching the replication filter do not replicate. */
-class RequestKindsIT {
-  private TomcatCluster cluster;
-
-  @TempDir Path work;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+class RequestKindsIT extends TomcatClusterIT {
 
   private boolean backupHas(TomcatNode buddy, String attribute) {
     String id = cluster.sessionCookie();
@@ -32,7 +19,7 @@ class RequestKindsIT {
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void asyncRequest_replicatesWhatItSetAfterTheContainerThreadReturned(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope);
+    start(2, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
     cluster.get(n1, "/set?name=user&value=erin");
@@ -45,7 +32,7 @@ class RequestKindsIT {
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void filteredRequest_doesNotReplicate_theNextRequestCarriesItsChange(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope, "replicationFilter=\".*\\.css\"");
+    start(2, scope, "replicationFilter=\".*\\.css\"");
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
     cluster.get(n1, "/set?name=user&value=frank");

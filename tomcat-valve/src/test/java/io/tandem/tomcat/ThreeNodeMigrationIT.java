@@ -3,10 +3,7 @@ package io.tandem.tomcat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -14,22 +11,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Three nodes (n1 → n2 → n3 → n1). A request reaches n3, which holds neither the session nor its backup: n3 asks
  * the members, migrates the session in from its owner, serves it, and re-routes the cookie to itself.
  */
-class ThreeNodeMigrationIT {
-  private TomcatCluster cluster;
-
-  @TempDir Path work;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+class ThreeNodeMigrationIT extends TomcatClusterIT {
 
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void requestOnANodeWithoutAnyCopy_migratesTheSessionIn(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 3, scope);
+    start(3, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n3 = cluster.node(2);
     cluster.get(n1, "/set?name=user&value=dora");
@@ -55,7 +42,7 @@ class ThreeNodeMigrationIT {
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void joiningNode_receivesTheBackupsItNowGuards_andTheFormerBuddyLetsThemGo(String scope) throws Exception {
     // n1 and n3 run; n2, configured in the same cluster, joins later and lands between them in the ring.
-    cluster = new TomcatCluster(work, 3, 1, scope, "");
+    start(3, 1, scope, "");
     TomcatNode n1 = cluster.node(0);
     TomcatNode n3 = cluster.start(2);
     await().atMost(Duration.ofSeconds(60)).until(() -> n1.manager().engine().buddy().map(b -> b.value()).orElse("").equals("n3"));

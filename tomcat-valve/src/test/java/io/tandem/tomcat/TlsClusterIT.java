@@ -7,22 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Replication between two Tomcats over TLS, configured with {@code tlsKeystore} on the {@code <Manager>}. */
-class TlsClusterIT {
-  private TomcatCluster cluster;
-
-  @TempDir Path work;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+class TlsClusterIT extends TomcatClusterIT {
 
   @Test
   void sessionsReplicateAndFailOverOverTls() throws Exception {
@@ -35,7 +23,7 @@ class TlsClusterIT {
     assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(keytool.exitValue()).as(output).isZero();
 
-    cluster = new TomcatCluster(work, 2, "MODIFIED_ATTRIBUTE",
+    start(2, "MODIFIED_ATTRIBUTE",
         "tlsKeystore=\"" + keystore + "\" tlsKeystorePassword=\"changeit\"");
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);

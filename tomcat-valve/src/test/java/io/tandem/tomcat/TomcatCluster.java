@@ -25,14 +25,6 @@ final class TomcatCluster implements AutoCloseable {
   final CookieManager cookies = new CookieManager();
   final HttpClient client = HttpClient.newBuilder().cookieHandler(cookies).build();
 
-  TomcatCluster(Path work, int size, String scope) throws Exception {
-    this(work, size, scope, "");
-  }
-
-  TomcatCluster(Path work, int size, String scope, String extraAttributes) throws Exception {
-    this(work, size, size, scope, extraAttributes);
-  }
-
   /** A cluster of {@code size} configured nodes of which the first {@code running} are started now. */
   TomcatCluster(Path work, int size, int running, String scope, String extraAttributes) throws Exception {
     this.work = work;

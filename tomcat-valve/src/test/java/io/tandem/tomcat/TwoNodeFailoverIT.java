@@ -6,10 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -17,22 +14,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Two embedded Tomcats configured through a real {@code context.xml}, real Grizzly and Hazelcast on loopback. One
  * client (one cookie jar, like a browser behind a load balancer) talks to either node.
  */
-class TwoNodeFailoverIT {
-  private TomcatCluster cluster;
-
-  @TempDir Path work;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+class TwoNodeFailoverIT extends TomcatClusterIT {
 
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void ownerStops_theOtherNodeServesEveryAcknowledgedAttribute_andTheCookieFollows(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope);
+    start(2, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
 
@@ -53,7 +40,7 @@ class TwoNodeFailoverIT {
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void requestOnTheOtherNode_isServedFromItsBackup_andTheFormerOwnerLetsGo(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope);
+    start(2, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
     cluster.get(n1, "/set?name=user&value=bob");
@@ -70,7 +57,7 @@ class TwoNodeFailoverIT {
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void invalidatedSession_neverComesBackAfterFailover(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope);
+    start(2, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
     cluster.get(n1, "/set?name=user&value=carol");
@@ -88,7 +75,7 @@ class TwoNodeFailoverIT {
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void expiredSession_isExpiredOnTheOwnerOnly_andNeverComesBack(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope);
+    start(2, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
     cluster.get(n1, "/set?name=user&value=gina");
@@ -115,7 +102,7 @@ class TwoNodeFailoverIT {
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void takenOverSession_isActivatedNotCreated(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope, "allowedClasses=\"io.tandem.tomcat.ActivationProbe\"");
+    start(2, scope, "allowedClasses=\"io.tandem.tomcat.ActivationProbe\"");
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
     cluster.get(n1, "/probe");
@@ -132,7 +119,7 @@ class TwoNodeFailoverIT {
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
   void sessionIsFoundWhateverRouteSuffixTheCookieCarries(String scope) throws Exception {
-    cluster = new TomcatCluster(work, 2, scope);
+    start(2, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
     cluster.get(n1, "/set?name=user&value=judy");
