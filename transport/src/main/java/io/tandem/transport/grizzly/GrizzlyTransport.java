@@ -389,16 +389,19 @@ public final class GrizzlyTransport implements Transport {
     @Override
     public NextAction handleConnect(FilterChainContext ctx) {
       Connection<?> connection = ctx.getConnection();
-      NodeId expected;
+      PeerConnection peer;
+      // Leaving "dialing" and entering "byConnection" is one step under the lock dial() takes: in between, a
+      // concurrent request would see neither and dial a second connection, whose handshake then closes this one
+      // along with the requests already sent on it.
       synchronized (GrizzlyTransport.this) {
-        expected = dialing.remove((SocketAddress) connection.getPeerAddress());
+        NodeId expected = dialing.remove((SocketAddress) connection.getPeerAddress());
+        if (expected == null) {
+          connection.closeSilently();
+          return ctx.getStopAction();
+        }
+        peer = new PeerConnection(connection, true, expected, authenticator.newNonce(), config.maxFrameSize());
+        byConnection.put(connection, peer);
       }
-      if (expected == null) {
-        connection.closeSilently();
-        return ctx.getStopAction();
-      }
-      PeerConnection peer = new PeerConnection(connection, true, expected, authenticator.newNonce(), config.maxFrameSize());
-      byConnection.put(connection, peer);
       sendHandshake(peer, Blob.EMPTY);
       return ctx.getInvokeAction();
     }
