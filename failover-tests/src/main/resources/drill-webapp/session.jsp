@@ -1,20 +1,37 @@
 <%@ page contentType="text/plain; charset=UTF-8" session="false" import="java.util.*" trimDirectiveWhitespaces="true" %>
+<%--
+  The drill's application. Every answer names the node that served it and the authenticated user, so a drill can
+  tell where a write landed through any load balancer. "set" answers the session's "seq" before the write: a drill
+  proves with it that no node served a session older than an acknowledged write.
+--%>
 <%
+  String served = "node=" + application.getInitParameter("drill.node") + " user=" + request.getRemoteUser();
   String action = request.getParameter("action");
   if ("set".equals(action)) {
     HttpSession s = request.getSession(true);
+    Object previous = s.getAttribute("seq");
     s.setAttribute(request.getParameter("name"), request.getParameter("value"));
-    out.print("ok");
+    String seq = request.getParameter("seq");
+    if (seq != null) {
+      s.setAttribute("seq", Long.valueOf(seq));
+    }
+    out.print("ok prev=" + (previous == null ? -1 : previous) + " " + served);
+  } else if ("invalidate".equals(action)) {
+    HttpSession s = request.getSession(false);
+    if (s != null) {
+      s.invalidate();
+    }
+    out.print("ok " + served);
   } else {
     HttpSession s = request.getSession(false);
     if (s == null) {
-      out.print("no-session");
+      out.print("no-session " + served);
     } else {
       TreeMap<String, Object> all = new TreeMap<>();
       for (String name : Collections.list(s.getAttributeNames())) {
         all.put(name, s.getAttribute(name));
       }
-      out.print(all);
+      out.print("session " + served + " " + all);
     }
   }
 %>

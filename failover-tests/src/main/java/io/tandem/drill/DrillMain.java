@@ -1,29 +1,54 @@
 package io.tandem.drill;
 
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code ./tandem drill}: a three-node Tomcat cluster with the drop-in jar, load, a killed node, and the report. */
-@Command(name = "drill", mixinStandardHelpOptions = true, description = "Runs a failover drill and prints its report.")
+/**
+ * {@code ./tandem drill}: by default a three-node Tomcat cluster with the drop-in jar, load, the owner SIGKILLed, the
+ * report. Options pick other drills, every scope and mode, and the real HAProxy. Exits 1 when a SYNC drill lost an
+ * acknowledged write or broke an invariant, 2 on a usage error.
+ */
+@Command(name = "drill", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Runs failover drills on real Tomcat processes and prints their reports.")
 public final class DrillMain implements Callable<Integer> {
-  @Option(names = "--scope", defaultValue = "MODIFIED_ATTRIBUTE", description = "SESSION, MODIFIED_SESSION or MODIFIED_ATTRIBUTE")
-  String scope;
+  @Option(names = "--drill", split = ",", defaultValue = "kill-owner",
+      description = "kill-owner, kill-buddy, two-failures, hang-owner, rolling-restart, form-login, parallel-requests, partition, "
+          + "'quick' (each once, the test command's set) or 'all' (default: ${DEFAULT-VALUE})")
+  List<String> drills;
 
-  @Option(names = "--mode", defaultValue = "SYNC", description = "SYNC or ASYNC")
-  String mode;
+  @Option(names = "--scope", split = ",", defaultValue = "MODIFIED_ATTRIBUTE",
+      description = "SESSION, MODIFIED_SESSION, MODIFIED_ATTRIBUTE or 'all' (default: ${DEFAULT-VALUE})")
+  List<String> scopes;
 
-  @Option(names = "--users", defaultValue = "9", description = "concurrent users")
+  @Option(names = "--mode", split = ",", defaultValue = "SYNC", description = "SYNC, ASYNC or 'all' (default: ${DEFAULT-VALUE})")
+  List<String> modes;
+
+  @Option(names = "--balancer", split = ",", defaultValue = "sticky",
+      description = "sticky (the drill's own sticky client), haproxy (a real HAProxy; must be installed) or 'all' (default: ${DEFAULT-VALUE})")
+  List<String> balancers;
+
+  @Option(names = "--full", description = "every drill x every scope x SYNC and ASYNC, through HAProxy too when it is installed")
+  boolean full;
+
+  @Option(names = "--users", defaultValue = "9", description = "concurrent users (default: ${DEFAULT-VALUE})")
   int users;
 
-  @Option(names = "--writes", defaultValue = "30", description = "writes per user")
+  @Option(names = "--writes", defaultValue = "30", description = "writes per user at least; users go on until the faults are over (default: ${DEFAULT-VALUE})")
   int writes;
 
-  @Option(names = "--home", defaultValue = "failover-tests/target", description = "the failover-tests build directory")
+  @Option(names = "--max-writes", defaultValue = "2000", description = "writes per user at most (default: ${DEFAULT-VALUE})")
+  int maxWrites;
+
+  @Option(names = "--home", defaultValue = "failover-tests/target", description = "the failover-tests build directory (default: ${DEFAULT-VALUE})")
   Path home;
 
   public static void main(String[] args) {
@@ -32,18 +57,67 @@ public final class DrillMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Path catalinaHome;
-    try (Stream<Path> homes = Files.list(home.resolve("dist"))) {
-      catalinaHome = homes.filter(p -> p.getFileName().toString().startsWith("apache-tomcat-10.")).findFirst().orElseThrow();
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    DrillSettings base = new DrillSettings(catalinaHome(home), home.resolve("dropin/tomcat-valve-dropin.jar"),
+        home.resolve("drill-runs"), "MODIFIED_ATTRIBUTE", "SYNC", users, writes, maxWrites, "sticky", out);
+    List<DrillReport> reports = new ArrayList<>();
+    for (Drill drill : drills()) {
+      if (drill.needsNamespaces()) {
+        var unavailable = NetworkNamespaces.unavailableReason();
+        if (unavailable.isPresent()) {
+          out.println("== Drill " + drill.cliName() + " SKIPPED: " + unavailable.get());
+          continue;
+        }
+      }
+      for (String balancer : balancers()) {
+        for (String scope : expand(scopes, List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"))) {
+          for (String mode : expand(modes, List.of("SYNC", "ASYNC"))) {
+            DrillReport report = new DrillRunner(base.with(scope, mode, balancer)).run(drill);
+            Path json = home.resolve("drill-reports/" + drill.cliName() + "-" + scope + "-" + mode + "-" + balancer + ".json");
+            report.writeJson(json);
+            out.println(report.toHuman());
+            out.println("  report: " + json);
+            reports.add(report);
+          }
+        }
+      }
     }
-    Path dropin = home.resolve("dropin/tomcat-valve-dropin.jar");
-    Path work = home.resolve("drill-runs/" + System.currentTimeMillis());
-    System.out.println("Tandem drill: kill the owner; Tomcat " + catalinaHome.getFileName() + ", " + scope + ", " + mode
-        + ", " + users + " users x " + writes + " writes");
-    DrillReport report = new KillOwnerDrill(catalinaHome, dropin, work, scope, mode, users, writes, System.out).run();
-    KillOwnerDrill.writeJson(home.resolve("drill-reports/kill-owner-" + scope + "-" + mode + ".json"), report);
-    System.out.println(report.toHuman());
-    System.out.println("Report: " + home.resolve("drill-reports/kill-owner-" + scope + "-" + mode + ".json"));
-    return report.passed() || mode.equals("ASYNC") ? 0 : 1;
+    long failed = reports.stream().filter(r -> !r.passed()).count();
+    out.println();
+    out.println(reports.size() + " drill runs, " + failed + " failed; reports in " + home.resolve("drill-reports"));
+    return failed == 0 ? 0 : 1;
+  }
+
+  private List<Drill> drills() {
+    if (full || drills.contains("all")) {
+      return List.of(Drill.values());
+    }
+    if (drills.contains("quick")) {
+      return Drill.quickSet();
+    }
+    return drills.stream().map(Drill::fromCliName).toList();
+  }
+
+  private List<String> balancers() {
+    boolean haproxy = HaproxyBalancer.installedVersion().isPresent();
+    if (full || balancers.contains("all")) {
+      if (!haproxy) {
+        System.out.println("haproxy is not installed: the drills run through the sticky client only");
+      }
+      return haproxy ? List.of("sticky", "haproxy") : List.of("sticky");
+    }
+    return balancers;
+  }
+
+  private List<String> expand(List<String> chosen, List<String> all) {
+    return full || chosen.contains("all") ? all : chosen;
+  }
+
+  static Path catalinaHome(Path home) throws Exception {
+    Path dist = home.resolve("dist");
+    try (Stream<Path> homes = Files.list(dist)) {
+      return homes.filter(p -> p.getFileName().toString().startsWith("apache-tomcat-10.")).findFirst()
+          .orElseThrow(() -> new IllegalStateException("no Tomcat 10.1 distribution unpacked in " + dist + "; run ./mvnw install -pl failover-tests -am"));
+    }
   }
 }

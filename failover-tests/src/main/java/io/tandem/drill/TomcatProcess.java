@@ -11,26 +11,60 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
  * One node of a real Apache Tomcat distribution, as an operator installs Tandem: its own {@code CATALINA_BASE}
  * with the drop-in jar in {@code lib/} and a web application whose {@code META-INF/context.xml} names the Manager.
- * Runs as a child process the drill started, which it can SIGKILL, SIGSTOP and SIGCONT by its PID.
+ * Runs as a child process the drill started, which it kills (SIGKILL), hangs (SIGSTOP), resumes (SIGCONT) and
+ * stops (SIGTERM: Tomcat's own graceful shutdown) by its PID, and can start again on the same base and ports.
+ *
+ * <p>Implementation notes: driven by one drill thread at a time; {@code process} is volatile so monitoring threads
+ * see a restart.
  */
 final class TomcatProcess implements AutoCloseable {
+  /** Users of the drill application's FORM login: {@code user0..}, all with {@link #PASSWORD}. */
+  static final int LOGIN_USERS = 64;
+  static final String PASSWORD = "drill-password";
+  private static final List<String> WEBAPP_FILES =
+      List.of("session.jsp", "status.jsp", "login.html", "login-error.html", "WEB-INF/web.xml");
+
   final String route;
+  final String host;
   final int httpPort;
   final Path base;
-  private final Process process;
+  private final Path catalinaHome;
+  private final List<String> launcher;
+  private volatile Process process;
 
+  /** A node on loopback. */
   TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, int httpPort, String managerAttributes) throws IOException {
+    this(catalinaHome, workDir, dropinJar, route, "127.0.0.1", httpPort, managerAttributes, List.of());
+  }
+
+  /**
+   * A node reached at {@code host}, started through {@code launcher} (e.g. {@code ip netns exec <ns>}, which
+   * execs the command, so the PID is still Tomcat's).
+   */
+  TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, String host, int httpPort,
+      String managerAttributes, List<String> launcher) throws IOException {
+    this.catalinaHome = catalinaHome;
     this.route = route;
+    this.host = host;
+    this.launcher = List.copyOf(launcher);
     this.httpPort = httpPort;
     this.base = Files.createDirectories(workDir.resolve(route));
-    for (String dir : new String[] {"logs", "temp", "work", "lib", "webapps/app/META-INF"}) {
+    install(dropinJar, managerAttributes);
+    this.process = launch();
+  }
+
+  private void install(Path dropinJar, String managerAttributes) throws IOException {
+    for (String dir : new String[] {"logs", "temp", "work", "lib", "webapps/app/META-INF", "webapps/app/WEB-INF", "webapps/app/secure"}) {
       Files.createDirectories(base.resolve(dir));
     }
     copyTree(catalinaHome.resolve("conf"), base.resolve("conf"));
@@ -40,35 +74,48 @@ final class TomcatProcess implements AutoCloseable {
         .replace("port=\"8080\"", "port=\"" + httpPort + "\"")
         .replace("<Engine name=\"Catalina\" defaultHost=\"localhost\">", "<Engine name=\"Catalina\" defaultHost=\"localhost\" jvmRoute=\"" + route + "\">");
     Files.writeString(serverXml, server, StandardCharsets.UTF_8);
+    Files.writeString(base.resolve("conf/drill-users.xml"), IntStream.range(0, LOGIN_USERS)
+        .mapToObj(u -> "  <user username=\"user" + u + "\" password=\"" + PASSWORD + "\" roles=\"drill\"/>")
+        .collect(Collectors.joining("\n", "<tomcat-users>\n", "\n</tomcat-users>\n")), StandardCharsets.UTF_8);
     Files.copy(dropinJar, base.resolve("lib/tandem-dropin.jar"), StandardCopyOption.REPLACE_EXISTING);
-    Files.writeString(base.resolve("webapps/app/META-INF/context.xml"),
-        "<Context>\n  <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n</Context>\n", StandardCharsets.UTF_8);
-    try (InputStream jsp = TomcatProcess.class.getResourceAsStream("/drill-webapp/session.jsp")) {
-      Files.copy(jsp, base.resolve("webapps/app/session.jsp"), StandardCopyOption.REPLACE_EXISTING);
+    Files.writeString(base.resolve("webapps/app/META-INF/context.xml"), "<Context>\n"
+        + "  <Parameter name=\"drill.node\" value=\"" + route + "\" override=\"false\"/>\n"
+        + "  <Realm className=\"org.apache.catalina.realm.MemoryRealm\" pathname=\"conf/drill-users.xml\"/>\n"
+        + "  <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n"
+        + "</Context>\n", StandardCharsets.UTF_8);
+    for (String file : WEBAPP_FILES) {
+      copyResource("/drill-webapp/" + file, base.resolve("webapps/app/" + file));
     }
-    ProcessBuilder builder = new ProcessBuilder("sh", catalinaHome.resolve("bin/catalina.sh").toString(), "run")
+    copyResource("/drill-webapp/session.jsp", base.resolve("webapps/app/secure/session.jsp"));
+  }
+
+  private Process launch() throws IOException {
+    List<String> command = new java.util.ArrayList<>(launcher);
+    command.addAll(List.of("sh", catalinaHome.resolve("bin/catalina.sh").toString(), "run"));
+    ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
-        .redirectOutput(base.resolve("logs/console.log").toFile());
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(base.resolve("logs/console.log").toFile()));
     Map<String, String> env = builder.environment();
     env.put("CATALINA_HOME", catalinaHome.toString());
     env.put("CATALINA_BASE", base.toString());
     env.put("JAVA_HOME", System.getProperty("java.home"));
-    env.put("CATALINA_OPTS", "-Xmx384m -XX:+UseSerialGC");
+    env.put("CATALINA_OPTS", "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1");
     env.remove("CATALINA_PID");
-    this.process = builder.start();
+    env.remove("JAVA_OPTS");
+    return builder.start();
   }
 
   /** Waits until the web application answers. */
   void awaitReady(Duration timeout) throws Exception {
-    HttpClient client = HttpClient.newHttpClient();
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
         throw new IllegalStateException("Tomcat " + route + " exited; see " + base.resolve("logs/console.log"));
       }
       try {
-        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(url("/app/session.jsp"))).build(),
-            HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(url("/app/status.jsp")))
+            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() == 200) {
           return;
         }
@@ -80,34 +127,89 @@ final class TomcatProcess implements AutoCloseable {
     throw new IllegalStateException("Tomcat " + route + " did not serve the application within " + timeout + "; see " + base.resolve("logs"));
   }
 
-  /** What Tomcat printed so far (its console, where Tandem's JULI logging goes too). */
+  /** What Tomcat printed so far (its console, where Tandem's JULI logging goes too), over every run of this node. */
   String log() throws IOException {
     return Files.readString(base.resolve("logs/console.log"), StandardCharsets.ISO_8859_1);
   }
 
   String url(String path) {
-    return "http://localhost:" + httpPort + path;
+    return "http://" + host + ":" + httpPort + path;
   }
 
   boolean isAlive() {
     return process.isAlive();
   }
 
+  long pid() {
+    return process.pid();
+  }
+
   /** SIGKILL: the JVM gets no chance to hand anything over. */
   void kill() throws InterruptedException {
     process.destroyForcibly();
-    process.waitFor(30, TimeUnit.SECONDS);
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("Tomcat " + route + " (pid " + pid() + ") survived SIGKILL for 30 s");
+    }
+  }
+
+  /** SIGSTOP: the process freezes with its sockets open, as under a long GC pause or a stalled VM. */
+  void hang() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #hang()}. */
+  void resume() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  /** SIGTERM: Tomcat's shutdown hook stops the context, so Tandem hands its sessions over before the JVM exits. */
+  void stop(Duration timeout) throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("Tomcat " + route + " (pid " + pid() + ") did not stop within " + timeout + " of SIGTERM");
+    }
+  }
+
+  /** Starts this node again on the same base and ports, after {@link #kill()} or {@link #stop(Duration)}. */
+  void restart() throws IOException {
+    if (process.isAlive()) {
+      throw new IllegalStateException("Tomcat " + route + " is still running (pid " + pid() + ")");
+    }
+    process = launch();
+  }
+
+  private void signal(String signal) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).redirectErrorStream(true).start();
+    String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + signal + " " + pid() + " failed: " + output);
+    }
   }
 
   @Override
   public void close() {
-    if (process.isAlive()) {
-      process.destroyForcibly();
+    Process current = process;
+    if (current.isAlive()) {
       try {
-        process.waitFor(30, TimeUnit.SECONDS);
+        signal("CONT"); // a hung node must be able to die
+      } catch (IOException | InterruptedException | IllegalStateException e) {
+        // SIGKILL below ends it either way
+      }
+      current.destroyForcibly();
+      try {
+        current.waitFor(30, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  private static void copyResource(String resource, Path target) throws IOException {
+    try (InputStream in = TomcatProcess.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IOException("drill resource " + resource + " is missing from the classpath");
+      }
+      Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
     }
   }
 

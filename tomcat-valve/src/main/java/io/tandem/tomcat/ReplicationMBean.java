@@ -134,6 +134,11 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public long getPausesDetected() {
+    return stats().pausesDetected();
+  }
+
+  @Override
   public long getRefusedPeers() {
     return transport.stats().authenticationFailures();
   }

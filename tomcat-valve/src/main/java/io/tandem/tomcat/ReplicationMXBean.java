@@ -46,6 +46,9 @@ public interface ReplicationMXBean {
 
   long getSessionsFenced();
 
+  /** Times this JVM did not run for longer than the pause threshold and put itself in quarantine. */
+  long getPausesDetected();
+
   long getRefusedPeers();
 
   long getUnsetMutationsDetected();

@@ -9,6 +9,7 @@ import io.tandem.core.codec.JdkAttributeCodec;
 import io.tandem.core.config.InvalidConfigurationException;
 import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.config.ReplicationConfigParser;
+import io.tandem.core.replicator.Admission;
 import io.tandem.core.replicator.FlushOutcome;
 import io.tandem.core.replicator.ReplicationEngine;
 import io.tandem.core.replicator.ReplicationListener;
@@ -220,6 +221,21 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     Session session = super.createSession(sessionId);
     engine.sessionCreated(stripRoute(session.getIdInternal()), (TandemSession) session);
     return session;
+  }
+
+  /**
+   * Whether a request carrying session id {@code requestedId} may run on this node now: empty if so, otherwise why
+   * not (after a pause this node confirms its sessions with the cluster before serving them; see the engine).
+   */
+  Admission admit(String requestedId) {
+    ReplicationEngine running = engine;
+    return requestedId == null || running == null ? Admission.ADMITTED : running.admit(stripRoute(requestedId));
+  }
+
+  /** Whether a request's response may only say "done" once the buddy holds the change. */
+  boolean synchronous() {
+    ReplicationEngine running = engine;
+    return running != null && running.config().mode() == io.tandem.core.config.ReplicationMode.SYNC;
   }
 
   /**

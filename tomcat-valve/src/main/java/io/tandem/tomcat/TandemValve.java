@@ -2,7 +2,10 @@ package io.tandem.tomcat;
 
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import io.tandem.core.replicator.Admission;
+import io.tandem.core.replicator.FlushOutcome;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -14,7 +17,9 @@ import org.apache.catalina.valves.ValveBase;
 /**
  * Installed by {@link TandemManager} itself, first in the context's pipeline: re-routes a session found under another node's jvmRoute (the cookie
  * is re-issued so a sticky load balancer follows), tracks the request's attribute reads, and replicates the
- * session when the request ends, or when an async request completes.
+ * session when the request ends, or when an async request completes. Answers 503 instead of running the request when
+ * the session cannot be trusted here (after a pause, see the engine's admission), and instead of "200 OK" when SYNC
+ * replication found the session had moved on and the request's changes were dropped.
  */
 final class TandemValve extends ValveBase {
   private final TandemManager manager;
@@ -31,6 +36,16 @@ final class TandemValve extends ValveBase {
       getNext().invoke(request, response);
       return;
     }
+    Admission admission = manager.admit(request.getRequestedSessionId());
+    if (admission.refusal().isPresent()) {
+      unavailable(response, admission.refusal().get());
+      return;
+    }
+    if (admission.fetchFirst() && request.getSessionInternal(false) == null) {
+      // Running without it would hand the application a new, empty session in place of one that lives elsewhere.
+      unavailable(response, "session " + request.getRequestedSessionId() + " could not be fetched from the cluster; retry");
+      return;
+    }
     reroute(request);
     RequestReads.begin();
     boolean async = false;
@@ -41,10 +56,30 @@ final class TandemValve extends ValveBase {
       Set<String> reads = RequestReads.end();
       if (async) {
         request.getAsyncContextInternal().addListener(new FlushOnComplete(request, reads));
-      } else {
-        flush(request, reads);
+      } else if (flush(request, reads) == FlushOutcome.FENCED && manager.synchronous()) {
+        refuseLostWrite(request, response);
       }
     }
+  }
+
+  /**
+   * In SYNC mode "200 OK" promises the change survives; a change made on a copy another node had already taken over
+   * is dropped with that copy, so the client must not be told it happened. Once the response is committed it is too
+   * late to say so; the log says it instead.
+   */
+  private void refuseLostWrite(Request request, Response response) throws IOException {
+    String why = "session " + request.getRequestedSessionId() + " had moved to another node; this request's changes were not kept, retry it";
+    if (response.isCommitted()) {
+      containerLog.warn("Tandem: the response was already sent, but " + why);
+      return;
+    }
+    unavailable(response, why);
+  }
+
+  private static void unavailable(Response response, String why) throws IOException {
+    response.reset();
+    response.setHeader("Retry-After", "1");
+    response.sendError(HttpServletResponse.SC_SERVICE_UNAVAILABLE, "Tandem: " + why);
   }
 
   /** A session found under another jvmRoute now lives here: give the client the id with this node's route. */
@@ -63,11 +98,12 @@ final class TandemValve extends ValveBase {
     }
   }
 
-  private void flush(Request request, Set<String> reads) {
+  private FlushOutcome flush(Request request, Set<String> reads) {
     Session session = request.getSessionInternal(false);
     if (session instanceof TandemSession tandem && tandem.isValid()) {
-      manager.flush(tandem, reads);
+      return manager.flush(tandem, reads);
     }
+    return FlushOutcome.NOTHING;
   }
 
   private final class FlushOnComplete implements AsyncListener {

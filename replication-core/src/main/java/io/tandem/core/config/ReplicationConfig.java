@@ -33,6 +33,9 @@ import java.util.Objects;
  * @param tombstoneTtl how long a buddy remembers an invalidated session id so a late update cannot revive it
  * @param orphanGrace extra idle time before a buddy drops a backup whose owner is gone
  * @param maintenanceInterval period of the maintenance tick (touch flush, orphan expiry, retries)
+ * @param pauseThreshold how long this JVM may go without running (a stop-the-world pause, SIGSTOP, a frozen VM)
+ *     before it must assume the cluster declared it dead and moved its sessions on; keep it below the membership's
+ *     failure detection time
  */
 public record ReplicationConfig(
     ReplicationScope scope,
@@ -51,7 +54,8 @@ public record ReplicationConfig(
     int stateTransferBatchBytes,
     Duration tombstoneTtl,
     Duration orphanGrace,
-    Duration maintenanceInterval) {
+    Duration maintenanceInterval,
+    Duration pauseThreshold) {
 
   public ReplicationConfig {
     List<String> violations = new ArrayList<>();
@@ -66,6 +70,7 @@ public record ReplicationConfig(
     positive(violations, "touchLagCap", touchLagCap);
     positive(violations, "tombstoneTtl", tombstoneTtl);
     positive(violations, "maintenanceInterval", maintenanceInterval);
+    positive(violations, "pauseThreshold", pauseThreshold);
     if (orphanGrace == null || orphanGrace.isNegative()) {
       violations.add("orphanGrace: " + orphanGrace + " must be zero or more");
     }
@@ -140,6 +145,7 @@ public record ReplicationConfig(
     out.put("tombstoneTtl", Units.format(tombstoneTtl));
     out.put("orphanGrace", Units.format(orphanGrace));
     out.put("maintenanceInterval", Units.format(maintenanceInterval));
+    out.put("pauseThreshold", Units.format(pauseThreshold));
     return out;
   }
 
@@ -166,7 +172,8 @@ public record ReplicationConfig(
         .stateTransferBatchBytes(stateTransferBatchBytes)
         .tombstoneTtl(tombstoneTtl)
         .orphanGrace(orphanGrace)
-        .maintenanceInterval(maintenanceInterval);
+        .maintenanceInterval(maintenanceInterval)
+        .pauseThreshold(pauseThreshold);
   }
 
   /** Collects values; {@link #build()} validates them all at once. Defaults are the documented ones. */
@@ -188,6 +195,7 @@ public record ReplicationConfig(
     private Duration tombstoneTtl = Duration.ofMinutes(10);
     private Duration orphanGrace = Duration.ofSeconds(30);
     private Duration maintenanceInterval = Duration.ofSeconds(1);
+    private Duration pauseThreshold = Duration.ofMillis(1500);
 
     private Builder() {}
 
@@ -208,12 +216,13 @@ public record ReplicationConfig(
     public Builder tombstoneTtl(Duration v) { tombstoneTtl = v; return this; }
     public Builder orphanGrace(Duration v) { orphanGrace = v; return this; }
     public Builder maintenanceInterval(Duration v) { maintenanceInterval = v; return this; }
+    public Builder pauseThreshold(Duration v) { pauseThreshold = v; return this; }
 
     public ReplicationConfig build() {
       return new ReplicationConfig(
           scope, mode, ackTimeout, codec, allowedClasses, codecLimits, maxFrameSize, mutationPolicy,
           immutableClasses, verifyMutations, touchLagCap, asyncQueueCapacity, stateTransferBytesPerSecond,
-          stateTransferBatchBytes, tombstoneTtl, orphanGrace, maintenanceInterval);
+          stateTransferBatchBytes, tombstoneTtl, orphanGrace, maintenanceInterval, pauseThreshold);
     }
   }
 }

@@ -21,7 +21,8 @@ public final class ReplicationConfigParser {
       Set.of(
           "scope", "mode", "ackTimeout", "codec", "allowedClasses", "maxValueSize", "maxFrameSize",
           "mutationPolicy", "immutableClasses", "verifyMutations", "touchLagCap", "asyncQueueCapacity",
-          "stateTransferRate", "stateTransferBatchSize", "tombstoneTtl", "orphanGrace", "maintenanceInterval");
+          "stateTransferRate", "stateTransferBatchSize", "tombstoneTtl", "orphanGrace", "maintenanceInterval",
+          "pauseThreshold");
 
   private ReplicationConfigParser() {}
 
@@ -54,6 +55,7 @@ public final class ReplicationConfigParser {
         case "tombstoneTtl" -> parse(violations, name, value, Units::parseDuration, b::tombstoneTtl);
         case "orphanGrace" -> parse(violations, name, value, Units::parseDuration, b::orphanGrace);
         case "maintenanceInterval" -> parse(violations, name, value, Units::parseDuration, b::maintenanceInterval);
+        case "pauseThreshold" -> parse(violations, name, value, Units::parseDuration, b::pauseThreshold);
         default -> violations.add(name + ": unknown attribute; known attributes are " + new TreeSet<>(ATTRIBUTES));
       }
     }

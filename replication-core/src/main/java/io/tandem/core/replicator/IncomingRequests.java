@@ -27,6 +27,7 @@ final class IncomingRequests {
   private final Consumer<SessionSnapshot> adoptHandoff;
   private final java.util.function.BiConsumer<OwnedSession, String> fence;
   private final java.util.function.BiFunction<NodeId, Message.Migrate, Message> migrate;
+  private final java.util.function.Predicate<String> unconfirmed;
   private final ReplicationCounters counters;
   private final RateLimitedLog log;
 
@@ -37,6 +38,7 @@ final class IncomingRequests {
       Consumer<SessionSnapshot> adoptHandoff,
       java.util.function.BiConsumer<OwnedSession, String> fence,
       java.util.function.BiFunction<NodeId, Message.Migrate, Message> migrate,
+      java.util.function.Predicate<String> unconfirmed,
       ReplicationCounters counters,
       RateLimitedLog log) {
     this.local = local;
@@ -45,6 +47,7 @@ final class IncomingRequests {
     this.adoptHandoff = adoptHandoff;
     this.fence = fence;
     this.migrate = migrate;
+    this.unconfirmed = unconfirmed;
     this.counters = counters;
     this.log = log;
   }
@@ -94,6 +97,11 @@ final class IncomingRequests {
 
   private Message locate(String id) {
     Optional<OwnedSession> session = owned.get(id);
+    if (session.isPresent() && unconfirmed.test(id)) {
+      // Owned here before a pause and not confirmed since: the cluster may have moved on (even ended it). Claiming
+      // it would let another node migrate a stale copy; until confirmed, this node does not hold it.
+      return new Message.LocateReply(id, Message.LocateReply.Holding.NONE, 0, 0);
+    }
     if (session.isPresent()) {
       return new Message.LocateReply(id, Message.LocateReply.Holding.PRIMARY, session.get().epoch(), session.get().version());
     }

@@ -16,6 +16,7 @@ final class ReplicationCounters {
   final LongAdder sendFailures = new LongAdder();
   final LongAdder refusedByBuddy = new LongAdder();
   final LongAdder sessionsFenced = new LongAdder();
+  final LongAdder pausesDetected = new LongAdder();
   final LongAdder asyncOverflows = new LongAdder();
   final LongAdder unsetMutationsDetected = new LongAdder();
   final LongAdder attributesNotReplicable = new LongAdder();

@@ -33,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 
 /**
  * The container-independent replication engine of one node: the owner side (flush each request's changes to the
@@ -73,6 +74,7 @@ public final class ReplicationEngine implements AutoCloseable {
   private final IncomingRequests incoming;
   private final Map<String, Message.Invalidate> unackedInvalidations = new ConcurrentHashMap<>();
   private final Map<OwnedSession, NodeId> releaseAfterProtection = new ConcurrentHashMap<>();
+  private final PauseGuard pauses;
   private volatile MembershipView view;
   private volatile NodeId buddy;
 
@@ -83,7 +85,20 @@ public final class ReplicationEngine implements AutoCloseable {
       AttributeCodec codec,
       InstantSource clock,
       ReplicationListener listener) {
+    this(config, transport, membership, codec, clock, listener, () -> System.nanoTime() / 1_000_000);
+  }
+
+  /** With the monotonic clock pauses are measured on: tests freeze the engine by moving it. */
+  ReplicationEngine(
+      ReplicationConfig config,
+      Transport transport,
+      Membership membership,
+      AttributeCodec codec,
+      InstantSource clock,
+      ReplicationListener listener,
+      LongSupplier monotonicMillis) {
     this.config = Objects.requireNonNull(config, "config");
+    this.pauses = new PauseGuard(monotonicMillis, config.pauseThreshold(), settleAfterPause(config.pauseThreshold()));
     this.transport = Objects.requireNonNull(transport, "transport");
     this.membership = Objects.requireNonNull(membership, "membership");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -124,7 +139,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 sessions.forEach(owned::markUnprotected);
               }
             });
-    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, this::migrateOut, counters, log);
+    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, this::migrateOut, pauses::isSuspect, counters, log);
   }
 
   /** Starts the transport and membership and begins following views. */
@@ -135,6 +150,9 @@ public final class ReplicationEngine implements AutoCloseable {
       outbox.start();
     }
     membership.start();
+    pauses.start(); // joining took as long as it took; that was no pause
+    long pauseCheck = Math.max(10, config.pauseThreshold().toMillis() / 10);
+    maintenance.scheduleAtFixedRate(this::checkPause, pauseCheck, pauseCheck, TimeUnit.MILLISECONDS);
     membership.addViewListener(this::onView);
     long period = config.maintenanceInterval().toMillis();
     maintenance.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
@@ -272,6 +290,7 @@ public final class ReplicationEngine implements AutoCloseable {
     synchronized (session) {
       invalidate = new Message.Invalidate(id, session.epoch(), session.end(), reason);
       owned.retire(session);
+      pauses.cleared(session.id());
       touches.forget(id);
       // Remembered until acked, so that a lost invalidation is retried and the session can never come back.
       unackedInvalidations.put(id, invalidate);
@@ -297,11 +316,20 @@ public final class ReplicationEngine implements AutoCloseable {
    * deserializes it, then calls {@link #attach}.
    */
   public Optional<SessionSnapshot> promote(String id) {
+    Optional<SessionSnapshot> adopted = promoteAdopted(id);
+    return adopted.isPresent() ? adopted : promoteBackup(id);
+  }
+
+  private Optional<SessionSnapshot> promoteAdopted(String id) {
     Optional<OwnedSession> adopted = owned.get(id).filter(OwnedSession::isStored);
     if (adopted.isPresent()) {
       counters.sessionsPromoted.increment();
       return Optional.of(adopted.get().snapshot(rules));
     }
+    return Optional.empty();
+  }
+
+  private Optional<SessionSnapshot> promoteBackup(String id) {
     Optional<BackupStore.BackupEntry> backup = backups.take(id);
     if (backup.isEmpty()) {
       return Optional.empty();
@@ -321,36 +349,23 @@ public final class ReplicationEngine implements AutoCloseable {
    * thread for at most two ack timeouts.
    */
   public Optional<SessionSnapshot> acquire(String id) {
-    Optional<SessionSnapshot> here = promote(id);
+    Optional<SessionSnapshot> here = promoteAdopted(id);
+    // A backup is taken over only when its owner is gone: a live owner may hold changes the backup lacks (ASYNC, or
+    // a request in flight), and two nodes would own the session; it is migrated from the owner instead. After a
+    // pause a backup held here may be older than the cluster's copy whoever owns it: ask first.
+    if (here.isEmpty() && !pauses.quarantined() && !ownerAlive(id)) {
+      here = promoteBackup(id);
+    }
     if (here.isPresent()) {
       return here;
     }
-    MembershipView current = view;
-    if (current == null) {
-      return Optional.empty();
-    }
-    Map<NodeId, CompletableFuture<Message>> asked = new java.util.LinkedHashMap<>();
-    for (NodeId member : current.memberIds()) {
-      if (!member.equals(local)) {
-        asked.put(member, transport.request(member, new Message.Locate(id)));
-      }
-    }
-    long deadline = System.nanoTime() + config.ackTimeout().toNanos();
     NodeId holder = null;
     Message.LocateReply best = null;
-    for (Map.Entry<NodeId, CompletableFuture<Message>> reply : asked.entrySet()) {
-      try {
-        Message answer = reply.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (answer instanceof Message.LocateReply found && found.holding() != Message.LocateReply.Holding.NONE
-            && (best == null || better(found, best))) {
-          best = found;
-          holder = reply.getKey();
-        }
-      } catch (ExecutionException | TimeoutException e) {
-        // that member does not count
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return Optional.empty();
+    for (Map.Entry<NodeId, Message.LocateReply> reply : locate(id).entrySet()) {
+      Message.LocateReply found = reply.getValue();
+      if (found.holding() != Message.LocateReply.Holding.NONE && (best == null || better(found, best))) {
+        best = found;
+        holder = reply.getKey();
       }
     }
     if (holder == null) {
@@ -381,6 +396,41 @@ public final class ReplicationEngine implements AutoCloseable {
     }
   }
 
+  private boolean ownerAlive(String id) {
+    MembershipView current = view;
+    return current != null && backups.entry(id).map(e -> current.contains(e.owner())).orElse(false);
+  }
+
+  /** Asks every other member of the current view who holds {@code id}; the answers that came within the ack timeout. */
+  private Map<NodeId, Message.LocateReply> locate(String id) {
+    MembershipView current = view;
+    Map<NodeId, Message.LocateReply> answers = new java.util.LinkedHashMap<>();
+    if (current == null) {
+      return answers;
+    }
+    Map<NodeId, CompletableFuture<Message>> asked = new java.util.LinkedHashMap<>();
+    for (NodeId member : current.memberIds()) {
+      if (!member.equals(local)) {
+        asked.put(member, transport.request(member, new Message.Locate(id)));
+      }
+    }
+    long deadline = System.nanoTime() + config.ackTimeout().toNanos();
+    for (Map.Entry<NodeId, CompletableFuture<Message>> reply : asked.entrySet()) {
+      try {
+        Message answer = reply.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (answer instanceof Message.LocateReply found) {
+          answers.put(reply.getKey(), found);
+        }
+      } catch (ExecutionException | TimeoutException e) {
+        // that member does not count
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return answers;
+      }
+    }
+    return answers;
+  }
+
   private static boolean better(Message.LocateReply a, Message.LocateReply b) {
     if (a.holding() != b.holding()) {
       return a.holding() == Message.LocateReply.Holding.PRIMARY;
@@ -393,6 +443,10 @@ public final class ReplicationEngine implements AutoCloseable {
     String id = move.sessionId();
     Optional<OwnedSession> mine = owned.get(id);
     SessionSnapshot snapshot;
+    if (mine.isPresent() && pauses.isSuspect(id)) {
+      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+          "session " + id + " has not been confirmed since " + local.value() + " was paused; its copy may be stale");
+    }
     if (mine.isPresent()) {
       OwnedSession session = mine.get();
       if (session.epoch() >= move.newEpoch()) {
@@ -405,6 +459,15 @@ public final class ReplicationEngine implements AutoCloseable {
         transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED));
       }
     } else {
+      MembershipView current = view;
+      Optional<NodeId> liveOwner = backups.entry(id).map(BackupStore.BackupEntry::owner)
+          .filter(owner -> current != null && current.contains(owner) && !owner.equals(requester));
+      if (liveOwner.isPresent()) {
+        // The owner may have changed the session since this copy; giving the copy away would also tombstone it
+        // here and so make the owner's next update fail: the requester must migrate it from the owner.
+        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+            "session " + id + " is owned by " + liveOwner.get().value() + ", which is alive; migrate it from there");
+      }
       Optional<BackupStore.BackupEntry> backup = backups.take(id);
       if (backup.isEmpty()) {
         return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " is not held here");
@@ -437,6 +500,7 @@ public final class ReplicationEngine implements AutoCloseable {
   // ---- views ----------------------------------------------------------------------------------------------------
 
   private void onView(MembershipView next) {
+    checkPause(); // a view that arrives right after a pause must not be trusted to adopt from
     MembershipView previous = view;
     if (previous != null && next.viewId() <= previous.viewId()) {
       return;
@@ -459,10 +523,101 @@ public final class ReplicationEngine implements AutoCloseable {
     }
     for (NodeId owner : backups.owners()) {
       if (!next.contains(owner)) {
-        adoptAll(owner);
+        if (pauses.quarantined()) {
+          LOG.log(Level.WARNING, "Node {0}: owner {1} left the view while this node is in quarantine after a pause; "
+              + "its sessions are not adopted until the membership has settled", local.value(), owner.value());
+        } else {
+          adoptAll(owner);
+        }
       }
     }
     owned.recoveryStarted();
+  }
+
+  // ---- pauses: a node frozen past failure detection confirms before it serves -----------------------------------
+
+  private static Duration settleAfterPause(Duration threshold) {
+    Duration fourTimes = threshold.multipliedBy(4);
+    return fourTimes.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : fourTimes;
+  }
+
+  private void checkPause() {
+    long paused = pauses.observe(() -> owned.all().stream().map(OwnedSession::id).toList());
+    if (paused > 0) {
+      int suspects = pauses.suspectCount();
+      counters.pausesDetected.increment();
+      LOG.log(Level.WARNING, "Node {0} did not run for {1} ms (pauseThreshold {2} ms): the cluster may have moved its "
+          + "sessions on. Each of its {3} sessions is confirmed with the other members before it is served again, and "
+          + "no dead owner''s session is adopted until the membership has settled",
+          local.value(), paused, config.pauseThreshold().toMillis(), suspects);
+    }
+  }
+
+  /**
+   * Whether a request for session {@code id} may run here now: empty if so, otherwise why not. After a pause, a
+   * session owned here is first confirmed with the other members: kept if one holds this node's copy at this epoch,
+   * dropped if another moved it on or none holds it (the request then migrates the newer copy in, or finds no
+   * session), and refused while no member answers. A node in quarantine that sees nobody else refuses sessions it
+   * does not own, since it cannot know where they are.
+   */
+  public Admission admit(String id) {
+    checkPause();
+    Optional<OwnedSession> mine = owned.get(id);
+    if (mine.isPresent() && pauses.isSuspect(id)) {
+      return confirmAfterPause(mine.get());
+    }
+    if (mine.isEmpty() && pauses.quarantined()) {
+      return hasOtherMembers(view) ? Admission.FETCH_FIRST
+          : Admission.refused("node " + local.value() + " was paused and sees no other member to ask where session " + id + " is");
+    }
+    return Admission.ADMITTED;
+  }
+
+  private Admission confirmAfterPause(OwnedSession session) {
+    String id = session.id();
+    Map<NodeId, Message.LocateReply> replies = locate(id);
+    if (replies.isEmpty()) {
+      return Admission.refused("node " + local.value() + " was paused and no other member answers whether session " + id + " moved on");
+    }
+    long epoch = session.epoch();
+    boolean movedOn = replies.values().stream()
+        .anyMatch(r -> r.holding() != Message.LocateReply.Holding.NONE && r.epoch() > epoch);
+    boolean confirmed = replies.values().stream()
+        .anyMatch(r -> r.holding() == Message.LocateReply.Holding.BACKUP && r.epoch() == epoch);
+    pauses.cleared(id);
+    if (movedOn || !confirmed) {
+      fence(session, movedOn ? "another member holds it at a newer epoch after this node was paused"
+          : "no other member holds a copy of it after this node was paused");
+      return Admission.FETCH_FIRST;
+    }
+    return Admission.ADMITTED;
+  }
+
+  private boolean hasOtherMembers(MembershipView current) {
+    return current != null && current.memberIds().stream().anyMatch(m -> !m.equals(local));
+  }
+
+  /** Confirms, in the background, the sessions no request has confirmed since the pause. */
+  private void confirmSuspects(MembershipView current) {
+    if (pauses.suspectCount() == 0 || !hasOtherMembers(current)) {
+      return;
+    }
+    for (OwnedSession session : owned.all()) {
+      if (pauses.isSuspect(session.id())) {
+        confirmAfterPause(session);
+      }
+    }
+  }
+
+  private void liftQuarantineIfSettled(MembershipView current) {
+    if (pauses.liftIfSettled(hasOtherMembers(current))) {
+      LOG.log(Level.INFO, "Node {0}: quarantine after the pause lifted in {1}", local.value(), current);
+      for (NodeId owner : backups.owners()) {
+        if (!current.contains(owner)) {
+          adoptAll(owner);
+        }
+      }
+    }
   }
 
   private void adoptAll(NodeId deadOwner) {
@@ -541,6 +696,7 @@ public final class ReplicationEngine implements AutoCloseable {
       for (OwnedSession session : sessions) {
         if (session.fence()) {
           owned.retire(session);
+          pauses.cleared(session.id());
         }
       }
       counters.sessionsHandedOff.add(sessions.size());
@@ -674,6 +830,7 @@ public final class ReplicationEngine implements AutoCloseable {
   private void fence(OwnedSession session, String reason) {
     if (session.fence()) {
       owned.retire(session);
+      pauses.cleared(session.id());
       counters.sessionsFenced.increment();
       LOG.log(Level.WARNING, "Session [{0}] is owned by another node now; dropping it here ({1})", session.id(), reason);
       listener.sessionFenced(session.id(), reason);
@@ -777,6 +934,8 @@ public final class ReplicationEngine implements AutoCloseable {
     long now = clock.millis();
     NodeId to = buddy;
     MembershipView current = view;
+    confirmSuspects(current);
+    liftQuarantineIfSettled(current);
     List<Message.Touch> due = touches.drainIfDue(now);
     if (!due.isEmpty() && to != null) {
       counters.touchBatchesSent.increment();
@@ -836,7 +995,8 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.sessionsMigratedIn.sum(),
         counters.sessionsMigratedOut.sum(),
         counters.sessionsHandedOff.sum(),
-        counters.backupsExpired.sum());
+        counters.backupsExpired.sum(),
+        counters.pausesDetected.sum());
   }
 
   /** Owned sessions of which the current buddy holds no copy right now. */

@@ -8,6 +8,8 @@ import java.util.Optional;
  *
  * @param ownedSessions sessions this node owns (live and adopted)
  * @param sessionsWithoutBackup owned sessions of which the current buddy holds no copy right now
+ * @param pausesDetected times this JVM did not run for longer than the pause threshold (each puts the node in
+ *     quarantine: its sessions are confirmed with the cluster before they are served)
  * @param lastReprotection how long the last view change took to get every owned session protected again
  * @param backupSessions backups held for other owners
  * @param backupBytes bytes those backups hold
@@ -41,4 +43,5 @@ public record ReplicationStats(
     long sessionsMigratedIn,
     long sessionsMigratedOut,
     long sessionsHandedOff,
-    long backupsExpired) {}
+    long backupsExpired,
+    long pausesDetected) {}

@@ -38,6 +38,8 @@ final class EngineCluster implements AutoCloseable {
   final InMemoryCluster cluster = new InMemoryCluster();
   final ReplicationConfig config;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
+  /** Each node's monotonic clock, on which pauses are measured: {@link #freeze} moves one on. */
+  private final Map<String, java.util.concurrent.atomic.AtomicLong> monotonic = new ConcurrentHashMap<>();
 
   EngineCluster(ReplicationConfig config, String... nodeIds) throws Exception {
     this.config = config;
@@ -59,7 +61,8 @@ final class EngineCluster implements AutoCloseable {
     RecordingListener listener = new RecordingListener();
     var transport = network.transport(nodeId, TIMEOUT);
     var membership = cluster.join(nodeId, transport.localAddress());
-    ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, clock, listener);
+    java.util.concurrent.atomic.AtomicLong running = monotonic.computeIfAbsent(id, k -> new java.util.concurrent.atomic.AtomicLong());
+    ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, clock, listener, running::get);
     engine.start();
     Node node = new Node(engine, codec, listener);
     nodes.put(id, node);
@@ -68,6 +71,11 @@ final class EngineCluster implements AutoCloseable {
 
   Node node(String id) {
     return nodes.get(id);
+  }
+
+  /** The node's JVM did not run for {@code pause} (as under SIGSTOP): its monotonic clock jumps. */
+  void freeze(String id, Duration pause) {
+    monotonic.get(id).addAndGet(pause.toMillis());
   }
 
   /** The node stops at once: no goodbye, its peers see it vanish from the view. */

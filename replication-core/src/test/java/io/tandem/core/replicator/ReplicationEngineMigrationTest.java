@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,16 +56,25 @@ class ReplicationEngineMigrationTest {
   }
 
   @Test
-  void acquire_whileTheOwnerHangs_takesTheBackup_andTheOwnersLaterWriteIsRefused() throws Exception {
+  void acquire_whileTheOwnerHangs_waitsUntilItIsDeclaredDead_andTheOwnersLaterWriteIsRefused() throws Exception {
     EngineCluster c = start();
     EngineCluster.Node owner = c.node("n1");
     owner.create("s1");
     owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
     await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
     c.network.hang(new NodeId("n1"));
-
     EngineCluster.Node n3 = c.node("n3");
-    assertThat(n3.engine.acquire("s1").map(n3::decode)).contains(Map.of("a", 1));
+
+    assertThat(n3.engine.acquire("s1")).as("nobody takes a session whose owner is still a member").isEmpty();
+    assertThat(c.node("n2").backup("s1")).as("the backup is not given away while its owner may still write").isPresent();
+
+    c.cluster.crash(new NodeId("n1")); // failure detection declares it dead; the hung node itself hears nothing
+    AtomicReference<Optional<SessionSnapshot>> taken = new AtomicReference<>(Optional.empty());
+    await().atMost(AWAIT).until(() -> {
+      taken.set(n3.engine.acquire("s1"));
+      return taken.get().isPresent();
+    });
+    assertThat(taken.get().map(n3::decode)).contains(Map.of("a", 1));
 
     c.network.resume(new NodeId("n1"));
     owner.request("s1", (s, reads) -> s.setAttribute("a", 99));

@@ -210,6 +210,8 @@ public final class HazelcastMembership implements Membership {
   }
 
   /** The Hazelcast configuration for {@code config}, with {@code listener} registered before the member starts. */
+  private static final String MERGE_CHECK_SECONDS = "5";
+
   static Config hazelcastConfig(HazelcastMembershipConfig config, EventListener listener) {
     Config hz = new Config();
     hz.setClusterName(config.clusterName());
@@ -224,6 +226,11 @@ public final class HazelcastMembership implements Membership {
     hz.setProperty(
         ClusterProperty.MAX_NO_HEARTBEAT_SECONDS.getName(), Long.toString(config.maxNoHeartbeat().getSeconds()));
     hz.setProperty(ClusterProperty.GRACEFUL_SHUTDOWN_MAX_WAIT.getName(), GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS);
+    // A member that was frozen or cut off past failure detection forms a cluster of its own; Hazelcast merges it
+    // back only when its split-brain check runs, 300 s after start and every 120 s by default. A replica that
+    // cannot confirm its sessions refuses them until then, so it should come back within seconds.
+    hz.setProperty(ClusterProperty.MERGE_FIRST_RUN_DELAY_SECONDS.getName(), MERGE_CHECK_SECONDS);
+    hz.setProperty(ClusterProperty.MERGE_NEXT_RUN_DELAY_SECONDS.getName(), MERGE_CHECK_SECONDS);
     hz.getMemberAttributeConfig()
         .setAttribute(NODE_ATTRIBUTE, config.localNode().value())
         .setAttribute(TRANSPORT_ATTRIBUTE, config.transportAddress());

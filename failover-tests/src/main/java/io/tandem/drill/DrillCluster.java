@@ -1,0 +1,175 @@
+package io.tandem.drill;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * N Tomcat processes with the drop-in jar on loopback, one replication cluster, and what the drill does to them.
+ * Knows which nodes the drill meant to be running, so "two copies again" is judged against those.
+ *
+ * <p>Implementation notes: driven by the drill thread; {@code running} is a synchronized set because the status
+ * probe reads it.
+ */
+final class DrillCluster implements AutoCloseable {
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(150);
+  private final List<TomcatProcess> nodes;
+  private final Set<String> running;
+  private final HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(2));
+  private final PrintStream progress;
+
+  private DrillCluster(List<TomcatProcess> nodes, PrintStream progress) {
+    this.nodes = List.copyOf(nodes);
+    this.running = java.util.Collections.synchronizedSet(new LinkedHashSet<>());
+    nodes.forEach(n -> running.add(n.route));
+    this.progress = progress;
+  }
+
+  /** Starts {@code size} nodes n1..nN on loopback and waits until every one has a buddy. */
+  static DrillCluster start(DrillSettings settings, int size, Path work) throws Exception {
+    return start(settings, size, work, null);
+  }
+
+  /**
+   * Starts {@code size} nodes n1..nN, each in its own network namespace of {@code network} when it is not null
+   * (on loopback otherwise), and waits until every one has a buddy.
+   */
+  static DrillCluster start(DrillSettings settings, int size, Path work, NetworkNamespaces network) throws Exception {
+    String cluster = "drill-" + System.nanoTime();
+    List<Integer> membershipPorts = new ArrayList<>();
+    List<String> hosts = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      membershipPorts.add(freePort());
+      hosts.add(network == null ? "127.0.0.1" : network.address(i + 1));
+    }
+    String members = IntStream.range(0, size).mapToObj(i -> hosts.get(i) + ":" + membershipPorts.get(i))
+        .collect(Collectors.joining(","));
+    List<TomcatProcess> nodes = new ArrayList<>();
+    try {
+      for (int i = 0; i < size; i++) {
+        String attributes = "clusterName=\"" + cluster + "\" sharedSecret=\"drill-shared-secret-0123\" scope=\""
+            + settings.scope() + "\" mode=\"" + settings.mode() + "\" bindAddress=\"" + hosts.get(i) + "\" transportPort=\""
+            + freePort() + "\" membershipPort=\"" + membershipPorts.get(i) + "\" members=\"" + members + "\"";
+        nodes.add(new TomcatProcess(settings.catalinaHome(), work, settings.dropin(), "n" + (i + 1), hosts.get(i), freePort(),
+            attributes, network == null ? List.of() : network.launcher(i + 1)));
+      }
+      DrillCluster started = new DrillCluster(nodes, settings.progress());
+      for (TomcatProcess node : nodes) {
+        node.awaitReady(START_TIMEOUT);
+      }
+      if (started.awaitProtected(Duration.ofSeconds(90)) < 0) {
+        throw new IllegalStateException("the " + size + " nodes did not form a replication ring within 90 s; see " + work);
+      }
+      settings.progress().println(size + " Tomcat nodes serve the application and replicate to each other");
+      return started;
+    } catch (Exception | Error e) {
+      nodes.forEach(TomcatProcess::close);
+      throw e;
+    }
+  }
+
+  List<TomcatProcess> nodes() {
+    return nodes;
+  }
+
+  TomcatProcess node(String route) {
+    return nodes.stream().filter(n -> n.route.equals(route)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no node " + route));
+  }
+
+  void kill(TomcatProcess node) throws InterruptedException {
+    running.remove(node.route);
+    node.kill();
+    progress.println("SIGKILL " + node.route + " (pid " + node.pid() + ")");
+  }
+
+  void stop(TomcatProcess node) throws InterruptedException {
+    running.remove(node.route);
+    progress.println("SIGTERM " + node.route + " (pid " + node.pid() + "): graceful stop");
+    node.stop(Duration.ofSeconds(60));
+  }
+
+  void restart(TomcatProcess node) throws Exception {
+    node.restart();
+    node.awaitReady(START_TIMEOUT);
+    running.add(node.route);
+    progress.println("Restarted " + node.route + " (pid " + node.pid() + ")");
+  }
+
+  /** The node's Tandem figures, or empty when it does not answer (dead, hung, starting). */
+  Optional<NodeStatus> status(TomcatProcess node) {
+    Answer answer = http.send(node.url(""), "/app/status.jsp", null, null);
+    if (answer.delivery() != Answer.Delivery.ANSWERED || answer.status() != 200 || !answer.body().contains("buddy=")) {
+      return Optional.empty();
+    }
+    return Optional.of(NodeStatus.parse(node.route, answer.body()));
+  }
+
+  /**
+   * Waits until every node meant to run answers, has a buddy among those nodes and holds no session without a copy
+   * at its buddy. Returns the milliseconds that took, or -1 if not within {@code timeout}.
+   */
+  long awaitProtected(Duration timeout) throws InterruptedException {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (isProtected()) {
+        return (System.nanoTime() - start) / 1_000_000;
+      }
+      Thread.sleep(100); // polling the nodes' JMX figures; bounded by the deadline
+    }
+    return -1;
+  }
+
+  private boolean isProtected() {
+    Set<String> expected;
+    synchronized (running) {
+      expected = Set.copyOf(running);
+    }
+    for (String route : expected) {
+      Optional<NodeStatus> status = status(node(route));
+      if (status.isEmpty() || status.get().withoutBackup() > 0) {
+        return false;
+      }
+      if (expected.size() > 1 && !expected.contains(status.get().buddy())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  Set<String> running() {
+    synchronized (running) {
+      return Set.copyOf(running);
+    }
+  }
+
+  @Override
+  public void close() {
+    nodes.forEach(TomcatProcess::close);
+  }
+
+  /** A free loopback port below the kernel's ephemeral range, so no outgoing connection takes it meanwhile. */
+  static int freePort() throws IOException {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int candidate = ThreadLocalRandom.current().nextInt(20_000, 32_000);
+      try (ServerSocket probe = new ServerSocket(candidate, 1, InetAddress.getLoopbackAddress())) {
+        return probe.getLocalPort();
+      } catch (IOException taken) {
+        // try another
+      }
+    }
+    throw new IOException("no free loopback port in 20000..32000 after 200 tries");
+  }
+}

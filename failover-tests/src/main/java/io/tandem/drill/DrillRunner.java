@@ -1,0 +1,207 @@
+package io.tandem.drill;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Runs one drill end to end: a fresh three-node cluster, the drill's workload through the chosen load balancer, its
+ * fault schedule, then the final reads and the checker. Bounded: cluster start, warm-up, every fault step, the load
+ * and the final reads each have a deadline, and the workload a maximum number of writes per user.
+ */
+final class DrillRunner {
+  private static final int NODES = 3;
+  private static final Duration WARM_UP = Duration.ofSeconds(60);
+  private static final Duration REPROTECTION = Duration.ofSeconds(90);
+  /** Hazelcast declares a silent member dead after about 3 s (issue 3's hung-member test); hang well past it. */
+  private static final Duration HANG = Duration.ofSeconds(9);
+  private static final Duration LOAD_AFTER_FAULTS = Duration.ofSeconds(3);
+  private static final Duration LOAD_FINISH = Duration.ofMinutes(3);
+
+  private final DrillSettings settings;
+  private final PrintStream progress;
+  private final List<Fault> faults = new ArrayList<>();
+
+  DrillRunner(DrillSettings settings) {
+    this.settings = settings;
+    this.progress = settings.progress();
+  }
+
+  DrillReport run(Drill drill) throws Exception {
+    long started = System.currentTimeMillis();
+    Path work = settings.work().resolve(drill.cliName() + "-" + settings.scope() + "-" + settings.mode() + "-" + settings.balancer() + "-" + System.nanoTime());
+    progress.println("== Drill " + drill.cliName() + " (" + settings.scope() + ", " + settings.mode() + ", " + settings.balancer() + "): " + drill.description());
+    try (NetworkNamespaces network = drill.needsNamespaces() ? NetworkNamespaces.create(NODES, progress) : null;
+         DrillCluster cluster = DrillCluster.start(settings, NODES, work, network);
+         LoadBalancer balancer = balancer(cluster, work)) {
+      Workload workload = workload(drill, balancer);
+      workload.start();
+      if (!workload.awaitWarm(WARM_UP)) {
+        throw new IllegalStateException("the users did not get going within " + WARM_UP + "; see the Tomcat logs in " + work);
+      }
+      progress.println("Load running (" + workload.history().size() + " requests so far); injecting the faults");
+      injectFaults(drill, cluster, network, workload);
+      long protectedAgain = awaitFinalProtection(cluster);
+      Thread.sleep(LOAD_AFTER_FAULTS.toMillis()); // load on the repaired cluster before the users stop
+      workload.finish(LOAD_FINISH);
+      List<Operation> history = workload.history();
+      progress.println("Load finished: " + history.size() + " requests; reading every session back");
+      Verdict verdict = new HistoryChecker(workload instanceof SessionWriters)
+          .check(history, finalReads(workload), resurrected(cluster, workload, history), faults);
+      return new DrillReport(drill.cliName(), settings.scope(), settings.mode(), balancer.describe(), settings.users(),
+          List.copyOf(faults), verdict, protectedAgain, System.currentTimeMillis() - started);
+    }
+  }
+
+  private LoadBalancer balancer(DrillCluster cluster, Path work) throws Exception {
+    return settings.balancer().equals("haproxy") ? HaproxyBalancer.start(cluster.nodes(), work) : new StickyBalancer(cluster.nodes());
+  }
+
+  private Workload workload(Drill drill, LoadBalancer balancer) {
+    return switch (drill) {
+      case PARALLEL_REQUESTS -> new ParallelWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites());
+      case FORM_LOGIN -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), true, false);
+      case KILL_BUDDY -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, true);
+      default -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, false);
+    };
+  }
+
+  private void injectFaults(Drill drill, DrillCluster cluster, NetworkNamespaces network, Workload workload) throws Exception {
+    TomcatProcess first = cluster.node("n1");
+    switch (drill) {
+      case KILL_OWNER, FORM_LOGIN, PARALLEL_REQUESTS -> kill(cluster, first);
+      case KILL_BUDDY -> {
+        String buddy = cluster.status(first).map(NodeStatus::buddy)
+            .orElseThrow(() -> new IllegalStateException("n1 does not report its buddy"));
+        kill(cluster, cluster.node(buddy));
+      }
+      case TWO_FAILURES -> {
+        String adopter = cluster.status(first).map(NodeStatus::buddy)
+            .orElseThrow(() -> new IllegalStateException("n1 does not report its buddy"));
+        kill(cluster, first);
+        awaitReprotection(cluster);
+        kill(cluster, cluster.node(adopter));
+      }
+      case HANG_OWNER -> outageAndProbe(first, (SessionWriters) workload, "SIGSTOP", first::hang, first::resume);
+      case PARTITION -> outageAndProbe(first, (SessionWriters) workload, "PARTITION", () -> network.isolate(1), () -> network.heal(1));
+      case ROLLING_RESTART -> {
+        for (TomcatProcess node : cluster.nodes()) {
+          record(new Fault("SIGTERM", node.route, System.currentTimeMillis()));
+          cluster.stop(node);
+          awaitReprotection(cluster);
+          cluster.restart(node);
+          awaitReprotection(cluster);
+        }
+      }
+    }
+  }
+
+  private void kill(DrillCluster cluster, TomcatProcess node) throws InterruptedException {
+    record(new Fault("SIGKILL", node.route, System.currentTimeMillis()));
+    cluster.kill(node);
+  }
+
+  private void record(Fault fault) {
+    faults.add(fault);
+  }
+
+  /** -1 when one node is left (a session cannot have two copies) or the copies did not come back in time. */
+  private long awaitFinalProtection(DrillCluster cluster) throws InterruptedException {
+    if (cluster.running().size() < 2) {
+      progress.println("One node left: every session has its single copy there");
+      return -1;
+    }
+    long millis = cluster.awaitProtected(REPROTECTION);
+    progress.println(millis < 0 ? "Sessions did NOT all have two copies again within " + REPROTECTION
+        : "Every session has two copies again, " + millis + " ms after the last fault was over");
+    return millis;
+  }
+
+  private void awaitReprotection(DrillCluster cluster) throws InterruptedException {
+    long millis = cluster.awaitProtected(REPROTECTION);
+    if (millis < 0) {
+      throw new IllegalStateException("the cluster did not hold two copies of every session again within " + REPROTECTION);
+    }
+    progress.println("Two copies of every session again after " + millis + " ms");
+  }
+
+  /** A step of a fault that may fail: a signal, an {@code ip} command. */
+  private interface FaultStep {
+    void run() throws Exception;
+  }
+
+  /**
+   * Takes the node out past failure detection (frozen, or cut off) so its sessions move on, brings it back, then
+   * sends each of its users' next write to it with the cookie from before: it must not accept a write on its stale
+   * copy.
+   */
+  private void outageAndProbe(TomcatProcess node, SessionWriters writers, String what, FaultStep begin, FaultStep end) throws Exception {
+    Map<Integer, String> before = writers.sessionIds();
+    record(new Fault(what, node.route, System.currentTimeMillis()));
+    begin.run();
+    progress.println(what + " " + node.route + " (pid " + node.pid() + ") for " + HANG.toSeconds() + " s");
+    Thread.sleep(HANG.toMillis()); // the outage itself
+    end.run();
+    progress.println(what + " of " + node.route + " is over");
+    int pinned = 0;
+    Map<Integer, String> now = writers.sessionIds();
+    for (Map.Entry<Integer, String> user : before.entrySet()) {
+      // Only a cookie the user still holds (its route aside): a session it invalidated meanwhile is rightly gone.
+      boolean sameSession = baseId(user.getValue()).equals(baseId(now.getOrDefault(user.getKey(), "")));
+      if (user.getValue().endsWith("." + node.route) && sameSession) {
+        writers.pin(user.getKey(), new SessionWriters.Pin(node, user.getValue()));
+        pinned++;
+      }
+    }
+    progress.println("Sending the next write of " + pinned + " users to the woken " + node.route + " with their old cookie");
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!writers.pinsSent() && System.nanoTime() < deadline) {
+      Thread.sleep(50); // the users send the pinned writes between their pages; bounded by the deadline
+    }
+  }
+
+  private static String baseId(String sessionId) {
+    int dot = sessionId.indexOf('.');
+    return dot < 0 ? sessionId : sessionId.substring(0, dot);
+  }
+
+  /** Each account's session read back through its own browser, retried while no node answers. */
+  private Map<Integer, AppResponse> finalReads(Workload workload) throws InterruptedException {
+    Map<Integer, AppResponse> reads = new TreeMap<>();
+    for (Map.Entry<Integer, Browser> account : workload.browsers().entrySet()) {
+      AppResponse read = AppResponse.NONE;
+      for (int attempt = 0; attempt < 10 && (read.kind() == AppResponse.Kind.NONE || read.kind() == AppResponse.Kind.LOGIN_PAGE); attempt++) {
+        read = account.getValue().get(workload.page()).app();
+        if (read.kind() == AppResponse.Kind.NONE) {
+          Thread.sleep(500);
+        }
+      }
+      reads.put(account.getKey(), read);
+    }
+    return reads;
+  }
+
+  /** Ids of acknowledged invalidations that a running node still serves. */
+  private Set<String> resurrected(DrillCluster cluster, Workload workload, List<Operation> history) {
+    HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    Set<String> served = new HashSet<>();
+    for (Operation op : history) {
+      if (op.kind() != Operation.Kind.INVALIDATE || !op.acknowledged() || op.sessionId() == null) {
+        continue;
+      }
+      for (String route : cluster.running()) {
+        AppResponse read = http.send(cluster.node(route).url(""), workload.page(), null, op.sessionId()).app();
+        if (read.kind() == AppResponse.Kind.SESSION) {
+          served.add(op.sessionId());
+        }
+      }
+    }
+    return served;
+  }
+}

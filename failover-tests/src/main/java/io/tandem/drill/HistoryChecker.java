@@ -1,0 +1,174 @@
+package io.tandem.drill;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Checks a drill's recorded history against what the cluster holds at the end. Pure: the drill does the reading.
+ *
+ * <ul>
+ *   <li>Every acknowledged write is in its session at the end, unless a later write of the same key (acknowledged
+ *       or not) replaced it.
+ *   <li>An account's session with acknowledged writes still exists at the end.
+ *   <li>A session whose invalidation was acknowledged is never served again.
+ *   <li>Versions never go back: a write numbered n that was acknowledged must be seen by every later write of the
+ *       same tab, which the application proves by answering the session's previous {@code seq}.
+ *   <li>One owner at a time: a write that saw an older session than a newer acknowledged one, on another node,
+ *       means two nodes accepted writes for the session.
+ * </ul>
+ */
+final class HistoryChecker {
+  private static final int MAX_EXAMPLES = 10;
+  private final boolean checkVersions;
+
+  /** @param checkVersions whether the workload numbers each tab's writes into the session's {@code seq} */
+  HistoryChecker(boolean checkVersions) {
+    this.checkVersions = checkVersions;
+  }
+
+  /**
+   * @param finalReads each account's session as read at the end ({@link AppResponse.Kind#NO_SESSION} when gone)
+   * @param resurrected invalidated session ids some node served at the end
+   */
+  Verdict check(List<Operation> history, Map<Integer, AppResponse> finalReads, Set<String> resurrected, List<Fault> faults) {
+    List<String> examples = new ArrayList<>();
+    int acknowledged = (int) history.stream().filter(o -> o.kind() == Operation.Kind.WRITE && o.acknowledged()).count();
+    int failed = (int) history.stream().filter(o -> o.outcome() == Outcome.FAILED).count();
+    int unknown = (int) history.stream().filter(o -> o.outcome() == Outcome.UNKNOWN).count();
+    int loggedOut = (int) history.stream().filter(Operation::loginPage).count();
+    int lost = 0;
+    int sessionsLost = 0;
+    int wentBack = 0;
+    int staleOwner = 0;
+    Map<Integer, List<Operation>> byAccount = history.stream().collect(Collectors.groupingBy(Operation::account, TreeMap::new, Collectors.toList()));
+    for (Map.Entry<Integer, List<Operation>> entry : byAccount.entrySet()) {
+      int account = entry.getKey();
+      List<Operation> ops = entry.getValue();
+      int generation = ops.stream().mapToInt(Operation::generation).max().orElse(0);
+      List<Operation> current = ops.stream()
+          .filter(o -> o.kind() == Operation.Kind.WRITE && o.generation() == generation)
+          .sorted(Comparator.comparingInt(Operation::tab).thenComparingLong(Operation::seq))
+          .toList();
+      AppResponse last = finalReads.getOrDefault(account, AppResponse.NONE);
+      List<Operation> acked = current.stream().filter(Operation::acknowledged).toList();
+      if (last.kind() != AppResponse.Kind.SESSION) {
+        if (!acked.isEmpty()) {
+          sessionsLost++;
+          lost += acked.size();
+          example(examples, "account " + account + ": session gone at the end (" + last.kind() + ") with " + acked.size() + " acknowledged writes");
+        }
+        continue;
+      }
+      for (Operation write : acked) {
+        String found = last.attributes().get(write.key());
+        if (!write.value().equals(found) && !replacedLater(write, current, found)) {
+          lost++;
+          example(examples, "account " + account + ": " + write.key() + "=" + write.value() + " acknowledged by " + write.node()
+              + " but the session holds " + found);
+        }
+      }
+      if (checkVersions) {
+        int[] counts = versions(account, current, last, examples);
+        wentBack += counts[0];
+        staleOwner += counts[1];
+      }
+    }
+    return new Verdict(acknowledged, lost, sessionsLost, resurrected.size(), wentBack, staleOwner, loggedOut, failed, unknown,
+        faults.stream().map(f -> recovery(history, f, true)).toList(),
+        faults.stream().map(f -> recovery(history, f, false)).toList(),
+        examplesWith(examples, resurrected));
+  }
+
+  /** Whether a later write of the same key and tab (acknowledged or not) put {@code found} there. */
+  private static boolean replacedLater(Operation write, List<Operation> current, String found) {
+    return current.stream().anyMatch(o -> o.tab() == write.tab() && o.key().equals(write.key()) && o.seq() > write.seq()
+        && o.value().equals(found));
+  }
+
+  /**
+   * {went back, of which on another node than the newer acknowledged state}. A write whose outcome the client does
+   * not know may take effect late (a node that was frozen with the request in its socket runs it when it wakes), so
+   * finding the seq of any earlier unacknowledged write is allowed; finding one older than the newest acknowledged
+   * write otherwise is not.
+   */
+  private static int[] versions(int account, List<Operation> current, AppResponse last, List<String> examples) {
+    int wentBack = 0;
+    int staleOwner = 0;
+    long newestAcked = -1;
+    String newestNode = "";
+    Set<Long> mayHaveLanded = new HashSet<>();
+    for (Operation write : current) {
+      if (!write.acknowledged()) {
+        mayHaveLanded.add(write.seq());
+        continue;
+      }
+      if (write.previousSeq() < newestAcked && !mayHaveLanded.contains(write.previousSeq())) {
+        wentBack++;
+        boolean otherNode = !write.node().equals(newestNode);
+        if (otherNode) {
+          staleOwner++;
+        }
+        example(examples, "account " + account + ": write " + write.seq() + " on " + write.node() + " found seq " + write.previousSeq()
+            + " after write " + newestAcked + " was acknowledged by " + newestNode);
+      }
+      newestAcked = write.seq();
+      newestNode = write.node();
+    }
+    long finalSeq = last.attributes().containsKey("seq") ? Long.parseLong(last.attributes().get("seq")) : -1;
+    if (finalSeq < newestAcked && !mayHaveLanded.contains(finalSeq)) {
+      wentBack++;
+      example(examples, "account " + account + ": the final session has seq " + finalSeq + " after write " + newestAcked + " was acknowledged");
+    }
+    return new int[] {wentBack, staleOwner};
+  }
+
+  /**
+   * From {@code fault} to the first (or, with {@code first} false, the last) account's first acknowledged write,
+   * among accounts whose last acknowledged write before the fault came from the faulted node.
+   */
+  private static long recovery(List<Operation> history, Fault fault, boolean first) {
+    Map<Integer, Operation> lastBefore = new TreeMap<>();
+    for (Operation op : history) {
+      if (op.acknowledged() && op.endedMillis() <= fault.atMillis()) {
+        lastBefore.merge(op.account(), op, (a, b) -> a.endedMillis() >= b.endedMillis() ? a : b);
+      }
+    }
+    Set<Integer> affected = new HashSet<>();
+    lastBefore.forEach((account, op) -> {
+      if (op.node().equals(fault.node())) {
+        affected.add(account);
+      }
+    });
+    if (affected.isEmpty()) {
+      return -1;
+    }
+    Map<Integer, Long> served = new TreeMap<>();
+    for (Operation op : history) {
+      if (affected.contains(op.account()) && op.acknowledged() && op.startedMillis() >= fault.atMillis()) {
+        served.merge(op.account(), op.endedMillis() - fault.atMillis(), Math::min);
+      }
+    }
+    if (first) {
+      return served.values().stream().mapToLong(Long::longValue).min().orElse(-1);
+    }
+    return served.size() < affected.size() ? -1 : served.values().stream().mapToLong(Long::longValue).max().orElse(-1);
+  }
+
+  private static void example(List<String> examples, String text) {
+    if (examples.size() < MAX_EXAMPLES) {
+      examples.add(text);
+    }
+  }
+
+  private static List<String> examplesWith(List<String> examples, Set<String> resurrected) {
+    List<String> all = new ArrayList<>(examples);
+    resurrected.stream().limit(MAX_EXAMPLES).forEach(id -> all.add("invalidated session " + id + " was served again"));
+    return List.copyOf(all);
+  }
+}

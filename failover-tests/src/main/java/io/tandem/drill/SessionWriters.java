@@ -1,0 +1,207 @@
+package io.tandem.drill;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Sequential users, one thread each: user u's n-th write puts {@code u<u>-g<generation>-<n>} under one of
+ * {@link #KEYS} keys and {@code seq = n} into
+ * its session, one page at a time with think time between. Every fourth user invalidates its session halfway and
+ * goes on in a new one, so the checker can prove invalidated sessions never come back. With {@code formLogin},
+ * users log in through the FORM page first and write to a protected page. A drill can pin a user's next write to
+ * one node with an old cookie, as a load balancer whose stickiness table lags would (the hang drill's stale probe).
+ *
+ * <p>Implementation notes: each user thread owns its {@link Browser} and counters; {@code pins}, {@code history}
+ * and {@code sessionIds} are concurrent; {@code stop} is set by the drill thread.
+ */
+final class SessionWriters implements Workload {
+  private static final int WARM_WRITES = 5;
+  /** Writes cycle over this many keys, so a long drill does not grow sessions without bound. */
+  static final int KEYS = 32;
+  private final LoadBalancer balancer;
+  private final int users;
+  private final int minWrites;
+  private final int maxWrites;
+  private final boolean formLogin;
+  private final boolean sameHome;
+  private final Map<Integer, Browser> browsers = new ConcurrentHashMap<>();
+  private final Map<Integer, String> sessionIds = new ConcurrentHashMap<>();
+  private final Map<Integer, Pin> pins = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<Operation> history = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean stop = new AtomicBoolean();
+  private final HttpExchange direct = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(4));
+  private final CountDownLatch warm;
+  private final List<Thread> threads = new ArrayList<>();
+
+  /** A write to send to {@code node} with {@code sessionId} instead of through the balancer. */
+  record Pin(TomcatProcess node, String sessionId) {}
+
+  /**
+   * @param sameHome every user's first request lands on the first node (so one node owns every session)
+   */
+  SessionWriters(LoadBalancer balancer, int users, int minWrites, int maxWrites, boolean formLogin, boolean sameHome) {
+    this.balancer = balancer;
+    this.users = users;
+    this.minWrites = minWrites;
+    this.maxWrites = maxWrites;
+    this.formLogin = formLogin;
+    this.sameHome = sameHome;
+    this.warm = new CountDownLatch(users);
+  }
+
+  @Override
+  public String page() {
+    return formLogin ? "/app/secure/session.jsp" : "/app/session.jsp";
+  }
+
+  @Override
+  public void start() {
+    for (int u = 0; u < users; u++) {
+      Browser browser = new Browser(balancer, sameHome ? 0 : u);
+      browsers.put(u, browser);
+      int user = u;
+      Thread thread = new Thread(() -> run(user, browser), "drill-user-" + u);
+      thread.setDaemon(true);
+      threads.add(thread);
+      thread.start();
+    }
+  }
+
+  @Override
+  public boolean awaitWarm(Duration timeout) throws InterruptedException {
+    return warm.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Each user's current session id, as its browser holds it. */
+  Map<Integer, String> sessionIds() {
+    return Map.copyOf(sessionIds);
+  }
+
+  /** The next write of {@code user} goes to {@code pin.node()} with {@code pin.sessionId()}. */
+  void pin(int user, Pin pin) {
+    pins.put(user, pin);
+  }
+
+  /** Whether every pinned write was sent. */
+  boolean pinsSent() {
+    return pins.isEmpty();
+  }
+
+  @Override
+  public void finish(Duration timeout) throws InterruptedException {
+    stop.set(true);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (Thread thread : threads) {
+      thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      if (thread.isAlive()) {
+        throw new IllegalStateException(thread.getName() + " did not finish within " + timeout);
+      }
+    }
+  }
+
+  @Override
+  public List<Operation> history() {
+    return List.copyOf(history);
+  }
+
+  @Override
+  public Map<Integer, Browser> browsers() {
+    return Map.copyOf(browsers);
+  }
+
+  private void run(int user, Browser browser) {
+    try {
+      if (formLogin && !login(user, browser)) {
+        return;
+      }
+      int generation = 0;
+      int invalidateAt = user % 4 == 3 && !formLogin ? minWrites / 2 : -1; // logging out is not what the FORM drill tests
+      for (int n = 0; n < maxWrites && !(stop.get() && n >= minWrites); n++) {
+        if (n == invalidateAt && invalidate(user, browser, generation)) {
+          generation++;
+        }
+        write(user, browser, generation, n);
+        if (n + 1 == WARM_WRITES) {
+          warm.countDown();
+        }
+        Thread.sleep(ThreadLocalRandom.current().nextInt(20, 60)); // think time between a user's pages
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      warm.countDown(); // a user that ended early must not hold the drill at its warm-up
+    }
+  }
+
+  private void write(int user, Browser browser, int generation, int n) {
+    String key = "k" + (n % KEYS);
+    String value = "u" + user + "-g" + generation + "-" + n;
+    String query = page() + "?action=set&name=" + key + "&value=" + value + "&seq=" + n;
+    long start = System.currentTimeMillis();
+    Pin pin = pins.remove(user);
+    String sentWith = pin == null ? browser.sessionId() : pin.sessionId();
+    Answer answer;
+    if (pin == null) {
+      answer = browser.get(query);
+    } else {
+      answer = direct.send(pin.node().url(""), query, null, pin.sessionId());
+      if (answer.sessionId() != null) {
+        browser.useSession(answer.sessionId());
+      }
+    }
+    AppResponse app = answer.app();
+    history.add(new Operation(Operation.Kind.WRITE, user, 0, generation, sentWith, key, value, n,
+        app.kind() == AppResponse.Kind.OK ? app.previousSeq() : -1, app.node(), answer.writeOutcome(),
+        app.kind() == AppResponse.Kind.LOGIN_PAGE, start, System.currentTimeMillis()));
+    if (browser.sessionId() != null) {
+      sessionIds.put(user, browser.sessionId());
+    }
+    if (app.kind() == AppResponse.Kind.LOGIN_PAGE) {
+      login(user, browser); // logged out by the failover: the checker counts it; log in again to go on
+    }
+  }
+
+  /** Invalidates the session, retrying an unknown outcome: "ok" means the session is gone whatever came before. */
+  private boolean invalidate(int user, Browser browser, int generation) throws InterruptedException {
+    for (int attempt = 0; attempt < 5; attempt++) {
+      String ended = browser.sessionId();
+      long start = System.currentTimeMillis();
+      Answer answer = browser.get(page() + "?action=invalidate");
+      AppResponse app = answer.app();
+      Outcome outcome = answer.writeOutcome();
+      history.add(new Operation(Operation.Kind.INVALIDATE, user, 0, generation, ended, "", "", -1, -1, app.node(),
+          outcome, app.kind() == AppResponse.Kind.LOGIN_PAGE, start, System.currentTimeMillis()));
+      if (outcome == Outcome.OK) {
+        return true;
+      }
+      Thread.sleep(200);
+    }
+    return false;
+  }
+
+  /** FORM login: the protected page answers the login form; posting it answers a redirect back to the page. */
+  private boolean login(int user, Browser browser) {
+    for (int attempt = 0; attempt < 5; attempt++) {
+      Answer form = browser.get(page());
+      if (form.app().kind() != AppResponse.Kind.LOGIN_PAGE) {
+        continue;
+      }
+      Answer posted = browser.post("/app/j_security_check", Map.of("j_username", "user" + user, "j_password", TomcatProcess.PASSWORD));
+      if (posted.status() == 303 || posted.status() == 302) {
+        Answer landed = browser.get(page());
+        if (landed.app().user().equals("user" + user)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+}

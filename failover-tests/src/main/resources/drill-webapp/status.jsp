@@ -1,0 +1,14 @@
+<%@ page contentType="text/plain; charset=UTF-8" session="false" import="java.lang.management.ManagementFactory,javax.management.*" trimDirectiveWhitespaces="true" %>
+<%--
+  Tandem's JMX figures of this node, read from the platform MBean server as an operator's monitoring would: the drill
+  polls them to time how long the cluster takes to hold two copies of every session again.
+--%>
+<%
+  MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+  for (ObjectName name : server.queryNames(new ObjectName("io.tandem:type=Replication,*"), null)) {
+    out.print("buddy=" + server.getAttribute(name, "Buddy")
+        + " owned=" + server.getAttribute(name, "OwnedSessions")
+        + " backups=" + server.getAttribute(name, "BackupSessions")
+        + " withoutBackup=" + server.getAttribute(name, "SessionsWithoutBackup"));
+  }
+%>

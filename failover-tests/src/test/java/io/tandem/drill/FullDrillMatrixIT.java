@@ -1,0 +1,44 @@
+package io.tandem.drill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every drill x every scope x SYNC and ASYNC x every load balancer installed: about an hour. Behind a flag:
+ * {@code ./mvnw -B verify -pl failover-tests -am -Dtandem.drills=full} (or {@code ./tandem drill --full}).
+ */
+@EnabledIfSystemProperty(named = "tandem.drills", matches = "full", disabledReason = "the full drill matrix runs with -Dtandem.drills=full")
+class FullDrillMatrixIT {
+
+  static Stream<Arguments> matrix() {
+    List<String> balancers = new ArrayList<>(List.of("sticky"));
+    HaproxyBalancer.installedVersion().ifPresent(v -> balancers.add("haproxy"));
+    List<Arguments> all = new ArrayList<>();
+    for (Drill drill : Drill.values()) {
+      for (String balancer : balancers) {
+        for (String scope : List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE")) {
+          for (String mode : List.of("SYNC", "ASYNC")) {
+            all.add(Arguments.of(drill, scope, mode, balancer));
+          }
+        }
+      }
+    }
+    return all.stream();
+  }
+
+  @ParameterizedTest(name = "{0} {1} {2} {3}")
+  @MethodSource("matrix")
+  void drill(Drill drill, String scope, String mode, String balancer) throws Exception {
+    DrillReport report = DrillRun.run(drill, DrillRun.settings(scope, mode, balancer, 9, 30));
+
+    assertThat(report.verdict().acknowledged()).isGreaterThan(0);
+    assertThat(report.passed()).as(report.toHuman()).isTrue();
+  }
+}

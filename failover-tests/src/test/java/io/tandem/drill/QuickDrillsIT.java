@@ -1,0 +1,55 @@
+package io.tandem.drill;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The drills of the test command: every drill once on real Tomcat processes, the three scopes spread over them,
+ * SYNC (which must lose nothing and break no invariant), one ASYNC run (whose losses are reported, not failed) and
+ * one run through a real HAProxy when it is installed. {@code FullDrillMatrixIT} runs every combination.
+ */
+class QuickDrillsIT {
+
+  @ParameterizedTest(name = "{0} {1} SYNC")
+  @CsvSource({
+      "KILL_OWNER, MODIFIED_ATTRIBUTE",
+      "KILL_BUDDY, SESSION",
+      "TWO_FAILURES, MODIFIED_SESSION",
+      "HANG_OWNER, MODIFIED_ATTRIBUTE",
+      "ROLLING_RESTART, SESSION",
+      "FORM_LOGIN, MODIFIED_SESSION",
+      "PARALLEL_REQUESTS, MODIFIED_ATTRIBUTE"
+  })
+  void syncDrill_losesNothingAndBreaksNoInvariant(Drill drill, String scope) throws Exception {
+    DrillReport report = DrillRun.run(drill, DrillRun.settings(scope, "SYNC", "sticky", 6, 20));
+
+    assertThat(report.verdict().acknowledged()).isGreaterThan(60);
+    assertThat(report.verdict().examples()).isEmpty();
+    assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  @Test
+  void asyncKillOwner_reportsItsLossesAsNumbers() throws Exception {
+    DrillReport report = DrillRun.run(Drill.KILL_OWNER, DrillRun.settings("MODIFIED_SESSION", "ASYNC", "sticky", 6, 20));
+
+    assertThat(report.verdict().acknowledged()).isGreaterThan(60);
+    assertThat(report.passed()).isTrue();
+    assertThat(report.toJson()).contains("\"lost\"", "\"versionsWentBack\"", "\"protectedAgainMillis\"");
+  }
+
+  @Test
+  void killOwnerThroughARealHaproxy_sync_losesNothing() throws Exception {
+    assumeTrue(HaproxyBalancer.installedVersion().isPresent(),
+        "haproxy is not installed (Debian: apt-get install haproxy; .ci/run installs it): the HAProxy drill is skipped");
+
+    DrillReport report = DrillRun.run(Drill.KILL_OWNER, DrillRun.settings("MODIFIED_ATTRIBUTE", "SYNC", "haproxy", 6, 20));
+
+    assertThat(report.balancer()).startsWith("HAProxy");
+    assertThat(report.verdict().acknowledged()).isGreaterThan(60);
+    assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+}

@@ -1,0 +1,121 @@
+package io.tandem.core.replicator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.spi.NodeId;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node whose JVM did not run for longer than the pause threshold (SIGSTOP, a long GC) must not serve a copy the
+ * cluster has moved on from, nor adopt backups because its own view briefly shows the others gone.
+ */
+class PauseQuarantineTest {
+  private static final Duration AWAIT = Duration.ofSeconds(10);
+  private static final Duration PAUSE = Duration.ofSeconds(9);
+  private EngineCluster cluster;
+
+  @AfterEach
+  void close() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private EngineCluster start() throws Exception {
+    cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))
+        .maintenanceInterval(Duration.ofHours(1)).pauseThreshold(Duration.ofMillis(1500)).build(), "n1", "n2", "n3");
+    return cluster;
+  }
+
+  private static EngineCluster.Node owning(EngineCluster c, String node, String session) {
+    EngineCluster.Node owner = c.node(node);
+    owner.create(session);
+    owner.request(session, (s, reads) -> s.setAttribute("a", 1));
+    return owner;
+  }
+
+  @Test
+  void noPause_admitsWithoutAsking() throws Exception {
+    EngineCluster c = start();
+    owning(c, "n1", "s1");
+
+    assertThat(c.node("n1").engine.admit("s1")).isEqualTo(Admission.ADMITTED);
+    assertThat(c.node("n1").engine.stats().pausesDetected()).isZero();
+  }
+
+  @Test
+  void pausedOwnerWhoseBuddyStillHoldsItsCopy_keepsServingIt() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = owning(c, "n1", "s1");
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+
+    c.freeze("n1", PAUSE);
+
+    assertThat(owner.engine.admit("s1")).isEqualTo(Admission.ADMITTED);
+    assertThat(owner.engine.owns("s1")).isTrue();
+    assertThat(owner.listener.fenced).isEmpty();
+    assertThat(owner.engine.stats().pausesDetected()).isEqualTo(1);
+  }
+
+  @Test
+  void pausedOwnerWhoseSessionWasTakenOver_dropsItsCopyAndMustFetchTheNewOne() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = owning(c, "n1", "s1");
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    c.cluster.crash(new NodeId("n1")); // the others declared it dead while it was frozen; it heard nothing
+    await().atMost(AWAIT).until(() -> c.node("n2").engine.owns("s1"));
+
+    c.freeze("n1", PAUSE);
+
+    assertThat(owner.engine.admit("s1")).isEqualTo(Admission.FETCH_FIRST);
+    assertThat(owner.engine.owns("s1")).isFalse();
+    assertThat(owner.listener.fenced).containsExactly("s1");
+  }
+
+  @Test
+  void pausedNodeThatSeesNobody_refusesRatherThanServeAnUnconfirmedCopy() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = owning(c, "n1", "s1");
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    c.cluster.crash(new NodeId("n2"));
+    c.cluster.crash(new NodeId("n3"));
+    await().atMost(AWAIT).until(() -> owner.engine.buddy().isEmpty());
+
+    c.freeze("n1", PAUSE);
+
+    Admission admission = owner.engine.admit("s1");
+    assertThat(admission.refusal()).hasValueSatisfying(why -> assertThat(why).contains("was paused", "s1"));
+    assertThat(owner.engine.admit("s-unknown").refusal()).as("nor one it would have to look for").isPresent();
+    assertThat(owner.engine.owns("s1")).as("refused, not dropped: it may be the only copy").isTrue();
+  }
+
+  @Test
+  void pausedNode_adoptsNoBackupUntilItsMembershipSettled() throws Exception {
+    EngineCluster c = start();
+    owning(c, "n3", "s3"); // n3's buddy is n1
+    EngineCluster.Node n1 = c.node("n1");
+    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
+
+    c.freeze("n1", PAUSE);
+    assertThat(n1.engine.admit("s-none").refusal()).isEmpty(); // the pause is noticed
+    c.cluster.crash(new NodeId("n3"));
+    await().atMost(AWAIT).until(() -> n1.engine.buddy().map(b -> b.value().equals("n2")).orElse(false));
+
+    assertThat(n1.engine.owns("s3")).as("no adoption in quarantine").isFalse();
+    assertThat(n1.backup("s3")).isPresent();
+
+    for (int second = 0; second < 6; second++) { // time passes in steps below the threshold: no new pause
+      c.freeze("n1", Duration.ofMillis(1000));
+      n1.engine.admit("s-none");
+    }
+    n1.engine.runMaintenance();
+
+    assertThat(n1.engine.stats().pausesDetected()).isEqualTo(1);
+
+    assertThat(n1.engine.owns("s3")).as("adopted once quarantine lifted").isTrue();
+  }
+}
