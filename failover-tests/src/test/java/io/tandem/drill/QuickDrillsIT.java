@@ -9,8 +9,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The drills of the test command: every drill once on real Tomcat processes, the three scopes spread over them,
- * SYNC (which must lose nothing and break no invariant), one ASYNC run (whose losses are reported, not failed) and
- * one run through a real HAProxy when it is installed. {@code FullDrillMatrixIT} runs every combination.
+ * SYNC (which must lose nothing and break no invariant), one ASYNC run (whose losses are reported, not failed), the
+ * partition drill where root and {@code ip netns} are available, and one run through a real HAProxy when it is
+ * installed; each of the last two is skipped, saying why, where it cannot run. {@code FullDrillMatrixIT} runs every combination.
  */
 class QuickDrillsIT {
 
@@ -29,6 +30,17 @@ class QuickDrillsIT {
 
     assertThat(report.verdict().acknowledged()).isGreaterThan(60);
     assertThat(report.verdict().examples()).isEmpty();
+    assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  @Test
+  void partitionOfTheOwner_sync_losesNothingAndItsStaleCopiesDoNotWin() throws Exception {
+    var unavailable = NetworkNamespaces.unavailableReason();
+    assumeTrue(unavailable.isEmpty(), () -> "The partition drill is skipped: " + unavailable.orElse(""));
+
+    DrillReport report = DrillRun.run(Drill.PARTITION, DrillRun.settings("SESSION", "SYNC", "sticky", 6, 20));
+
+    assertThat(report.verdict().acknowledged()).isGreaterThan(60);
     assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
   }
 

@@ -8,8 +8,9 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * Notices that this JVM did not run for longer than the pause threshold (a long GC, SIGSTOP, a frozen VM) and keeps
- * the node in quarantine until it has a view with other members again and the membership had time to settle.
+ * Notices that this JVM did not run for longer than the pause threshold (a long GC, SIGSTOP, a frozen VM), or that
+ * the node lost most of its view at once (it may be the one cut off), and keeps the node in quarantine until it has a
+ * view with other members again and the membership had time to settle.
  *
  * <p>Why: while a node is frozen past failure detection, the others declare it dead and take its sessions over at a
  * higher epoch. When it wakes, its own copies are stale, and its membership may briefly show it alone, so it would
@@ -62,6 +63,16 @@ final class PauseGuard {
     quarantined = true;
     suspects.addAll(ownedNow.get());
     return gap;
+  }
+
+  /**
+   * Enters quarantine without a pause: the node's view just lost most of its members at once, which from the inside
+   * looks the same whether they died or this node was cut off from them.
+   */
+  synchronized void isolated(Collection<String> ownedNow) {
+    pauseEndedMillis = clock.getAsLong();
+    quarantined = true;
+    suspects.addAll(ownedNow);
   }
 
   synchronized boolean isSuspect(String id) {

@@ -75,6 +75,7 @@ public final class ReplicationEngine implements AutoCloseable {
   private final Map<String, Message.Invalidate> unackedInvalidations = new ConcurrentHashMap<>();
   private final Map<OwnedSession, NodeId> releaseAfterProtection = new ConcurrentHashMap<>();
   private final PauseGuard pauses;
+  private final ViewShrinkDetector shrinks;
   private volatile MembershipView view;
   private volatile NodeId buddy;
 
@@ -99,6 +100,7 @@ public final class ReplicationEngine implements AutoCloseable {
       LongSupplier monotonicMillis) {
     this.config = Objects.requireNonNull(config, "config");
     this.pauses = new PauseGuard(monotonicMillis, config.pauseThreshold(), settleAfterPause(config.pauseThreshold()));
+    this.shrinks = new ViewShrinkDetector(monotonicMillis, config.pauseThreshold());
     this.transport = Objects.requireNonNull(transport, "transport");
     this.membership = Objects.requireNonNull(membership, "membership");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -507,6 +509,12 @@ public final class ReplicationEngine implements AutoCloseable {
     }
     view = next;
     transport.updatePeers(next);
+    if (shrinks.lostMajority(next.memberIds().size())) {
+      pauses.isolated(owned.all().stream().map(OwnedSession::id).toList());
+      LOG.log(Level.WARNING, "Node {0}: the view shrank to {2} (from {1}) within moments; this node may be the one cut off. Until "
+          + "it sees other members again its sessions are confirmed before they are served and no backup is adopted",
+          local.value(), previous, next);
+    }
     NodeId oldBuddy = buddy;
     NodeId newBuddy = BuddyRing.buddyOf(next, local).orElse(null);
     buddy = newBuddy;
@@ -518,7 +526,9 @@ public final class ReplicationEngine implements AutoCloseable {
         if (oldBuddy != null && next.contains(oldBuddy)) {
           releaseAfterProtection.put(session, oldBuddy);
         }
-        stateTransfer.enqueue(session);
+        if (!pauses.isSuspect(session.id())) {
+          stateTransfer.enqueue(session); // a suspect copy is sent once confirmed: it may be one the cluster ended
+        }
       }
     }
     for (NodeId owner : backups.owners()) {
@@ -586,12 +596,16 @@ public final class ReplicationEngine implements AutoCloseable {
         .anyMatch(r -> r.holding() == Message.LocateReply.Holding.BACKUP && r.epoch() == epoch);
     pauses.cleared(id);
     if (movedOn || !confirmed) {
-      fence(session, movedOn ? "another member holds it at a newer epoch after this node was paused"
-          : "no other member holds a copy of it after this node was paused");
+      fence(session, movedOn ? "another member holds it at a newer epoch after this node was paused or cut off"
+          : "no other member holds a copy of it after this node was paused or cut off");
       return Admission.FETCH_FIRST;
+    }
+    if (!session.isProtected()) {
+      stateTransfer.enqueue(session);
     }
     return Admission.ADMITTED;
   }
+
 
   private boolean hasOtherMembers(MembershipView current) {
     return current != null && current.memberIds().stream().anyMatch(m -> !m.equals(local));

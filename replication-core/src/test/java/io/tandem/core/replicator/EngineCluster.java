@@ -38,7 +38,7 @@ final class EngineCluster implements AutoCloseable {
   final InMemoryCluster cluster = new InMemoryCluster();
   final ReplicationConfig config;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
-  /** Each node's monotonic clock, on which pauses are measured: {@link #freeze} moves one on. */
+  /** How far each node's monotonic clock (real time, on which pauses are measured) was moved on by {@link #freeze}. */
   private final Map<String, java.util.concurrent.atomic.AtomicLong> monotonic = new ConcurrentHashMap<>();
 
   EngineCluster(ReplicationConfig config, String... nodeIds) throws Exception {
@@ -61,8 +61,9 @@ final class EngineCluster implements AutoCloseable {
     RecordingListener listener = new RecordingListener();
     var transport = network.transport(nodeId, TIMEOUT);
     var membership = cluster.join(nodeId, transport.localAddress());
-    java.util.concurrent.atomic.AtomicLong running = monotonic.computeIfAbsent(id, k -> new java.util.concurrent.atomic.AtomicLong());
-    ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, clock, listener, running::get);
+    java.util.concurrent.atomic.AtomicLong frozen = monotonic.computeIfAbsent(id, k -> new java.util.concurrent.atomic.AtomicLong());
+    ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, clock, listener,
+        () -> System.nanoTime() / 1_000_000 + frozen.get());
     engine.start();
     Node node = new Node(engine, codec, listener);
     nodes.put(id, node);
