@@ -1,15 +1,6 @@
 package io.tandem.drill;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Several tabs of one browser hitting one session at once: each session has {@link DrillSettings#PARALLEL_TABS}
@@ -18,25 +9,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Implementation notes: each tab thread owns its {@link Browser}; {@code history} is concurrent.
  */
-final class ParallelWriters implements Workload {
+final class ParallelWriters extends UserThreads {
   private static final int WARM_WRITES = 3;
   private static final int KEYS_PER_TAB = 16;
   private final LoadBalancer balancer;
   private final int sessions;
-  private final int minWrites;
-  private final int maxWrites;
-  private final Map<Integer, Browser> browsers = new ConcurrentHashMap<>();
-  private final ConcurrentLinkedQueue<Operation> history = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean stop = new AtomicBoolean();
-  private final CountDownLatch warm;
-  private final List<Thread> threads = new ArrayList<>();
 
   ParallelWriters(LoadBalancer balancer, int sessions, int minWrites, int maxWrites) {
+    super(sessions * DrillSettings.PARALLEL_TABS, minWrites, maxWrites);
     this.balancer = balancer;
     this.sessions = sessions;
-    this.minWrites = minWrites;
-    this.maxWrites = maxWrites;
-    this.warm = new CountDownLatch(sessions * DrillSettings.PARALLEL_TABS);
   }
 
   @Override
@@ -59,60 +41,24 @@ final class ParallelWriters implements Workload {
       for (int t = 0; t < DrillSettings.PARALLEL_TABS; t++) {
         Browser tab = first.tab();
         int tabIndex = t;
-        Thread thread = new Thread(() -> run(session, tabIndex, tab), "drill-session-" + s + "-tab-" + t);
-        thread.setDaemon(true);
-        threads.add(thread);
-      }
-    }
-    threads.forEach(Thread::start);
-  }
-
-  @Override
-  public boolean awaitWarm(Duration timeout) throws InterruptedException {
-    return warm.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  @Override
-  public void finish(Duration timeout) throws InterruptedException {
-    stop.set(true);
-    long deadline = System.nanoTime() + timeout.toNanos();
-    for (Thread thread : threads) {
-      thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-      if (thread.isAlive()) {
-        throw new IllegalStateException(thread.getName() + " did not finish within " + timeout);
+        startUser("drill-session-" + s + "-tab-" + t, warmedUp -> run(session, tabIndex, tab, warmedUp));
       }
     }
   }
 
-  @Override
-  public List<Operation> history() {
-    return List.copyOf(history);
-  }
-
-  @Override
-  public Map<Integer, Browser> browsers() {
-    return Map.copyOf(browsers);
-  }
-
-  private void run(int session, int tab, Browser browser) {
-    try {
-      for (int n = 0; n < maxWrites && !(stop.get() && n >= minWrites); n++) {
-        String key = "t" + tab + "-" + (n % KEYS_PER_TAB);
-        String value = "s" + session + "-t" + tab + "-" + n;
-        long start = System.currentTimeMillis();
-        String sentWith = browser.sessionId();
-        Answer answer = browser.get(page() + "?action=set&name=" + key + "&value=" + value);
-        history.add(new Operation(Operation.Kind.WRITE, session, tab, 0, sentWith, key, value, n, -1,
-            answer.app().node(), answer.writeOutcome(), false, start, System.currentTimeMillis()));
-        if (n + 1 == WARM_WRITES) {
-          warm.countDown();
-        }
-        Thread.sleep(ThreadLocalRandom.current().nextInt(0, 10)); // tabs race each other on the session
+  private void run(int session, int tab, Browser browser, Runnable warmedUp) throws InterruptedException {
+    for (int n = 0; keepWriting(n); n++) {
+      String key = "t" + tab + "-" + (n % KEYS_PER_TAB);
+      String value = "s" + session + "-t" + tab + "-" + n;
+      long start = System.currentTimeMillis();
+      String sentWith = browser.sessionId();
+      Answer answer = browser.get(page() + "?action=set&name=" + key + "&value=" + value);
+      history.add(new Operation(Operation.Kind.WRITE, session, tab, 0, sentWith, key, value, n, -1,
+          answer.app().node(), answer.writeOutcome(), false, start, System.currentTimeMillis()));
+      if (n + 1 == WARM_WRITES) {
+        warmedUp.run();
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      warm.countDown();
+      Thread.sleep(ThreadLocalRandom.current().nextInt(0, 10)); // tabs race each other on the session
     }
   }
 }

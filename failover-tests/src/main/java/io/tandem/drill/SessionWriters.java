@@ -1,15 +1,9 @@
 package io.tandem.drill;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Sequential users, one thread each: user u's n-th write puts {@code u<u>-g<generation>-<n>} under one of
@@ -22,24 +16,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Implementation notes: each user thread owns its {@link Browser} and counters; {@code pins}, {@code history}
  * and {@code sessionIds} are concurrent; {@code stop} is set by the drill thread.
  */
-final class SessionWriters implements Workload {
+final class SessionWriters extends UserThreads {
   private static final int WARM_WRITES = 5;
   /** Writes cycle over this many keys, so a long drill does not grow sessions without bound. */
   static final int KEYS = 32;
   private final LoadBalancer balancer;
   private final int users;
   private final int minWrites;
-  private final int maxWrites;
   private final boolean formLogin;
   private final boolean sameHome;
-  private final Map<Integer, Browser> browsers = new ConcurrentHashMap<>();
   private final Map<Integer, String> sessionIds = new ConcurrentHashMap<>();
   private final Map<Integer, Pin> pins = new ConcurrentHashMap<>();
-  private final ConcurrentLinkedQueue<Operation> history = new ConcurrentLinkedQueue<>();
-  private final AtomicBoolean stop = new AtomicBoolean();
   private final HttpExchange direct = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(4));
-  private final CountDownLatch warm;
-  private final List<Thread> threads = new ArrayList<>();
 
   /** A write to send to {@code node} with {@code sessionId} instead of through the balancer. */
   record Pin(TomcatProcess node, String sessionId) {}
@@ -48,13 +36,12 @@ final class SessionWriters implements Workload {
    * @param sameHome every user's first request lands on the first node (so one node owns every session)
    */
   SessionWriters(LoadBalancer balancer, int users, int minWrites, int maxWrites, boolean formLogin, boolean sameHome) {
+    super(users, minWrites, maxWrites);
     this.balancer = balancer;
     this.users = users;
     this.minWrites = minWrites;
-    this.maxWrites = maxWrites;
     this.formLogin = formLogin;
     this.sameHome = sameHome;
-    this.warm = new CountDownLatch(users);
   }
 
   @Override
@@ -68,16 +55,8 @@ final class SessionWriters implements Workload {
       Browser browser = new Browser(balancer, sameHome ? 0 : u);
       browsers.put(u, browser);
       int user = u;
-      Thread thread = new Thread(() -> run(user, browser), "drill-user-" + u);
-      thread.setDaemon(true);
-      threads.add(thread);
-      thread.start();
+      startUser("drill-user-" + u, warmedUp -> run(user, browser, warmedUp));
     }
-  }
-
-  @Override
-  public boolean awaitWarm(Duration timeout) throws InterruptedException {
-    return warm.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Each user's current session id, as its browser holds it. */
@@ -95,49 +74,21 @@ final class SessionWriters implements Workload {
     return pins.isEmpty();
   }
 
-  @Override
-  public void finish(Duration timeout) throws InterruptedException {
-    stop.set(true);
-    long deadline = System.nanoTime() + timeout.toNanos();
-    for (Thread thread : threads) {
-      thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-      if (thread.isAlive()) {
-        throw new IllegalStateException(thread.getName() + " did not finish within " + timeout);
-      }
+  private void run(int user, Browser browser, Runnable warmedUp) throws InterruptedException {
+    if (formLogin && !login(user, browser)) {
+      return;
     }
-  }
-
-  @Override
-  public List<Operation> history() {
-    return List.copyOf(history);
-  }
-
-  @Override
-  public Map<Integer, Browser> browsers() {
-    return Map.copyOf(browsers);
-  }
-
-  private void run(int user, Browser browser) {
-    try {
-      if (formLogin && !login(user, browser)) {
-        return;
+    int generation = 0;
+    int invalidateAt = user % 4 == 3 && !formLogin ? minWrites / 2 : -1; // logging out is not what the FORM drill tests
+    for (int n = 0; keepWriting(n); n++) {
+      if (n == invalidateAt && invalidate(user, browser, generation)) {
+        generation++;
       }
-      int generation = 0;
-      int invalidateAt = user % 4 == 3 && !formLogin ? minWrites / 2 : -1; // logging out is not what the FORM drill tests
-      for (int n = 0; n < maxWrites && !(stop.get() && n >= minWrites); n++) {
-        if (n == invalidateAt && invalidate(user, browser, generation)) {
-          generation++;
-        }
-        write(user, browser, generation, n);
-        if (n + 1 == WARM_WRITES) {
-          warm.countDown();
-        }
-        Thread.sleep(ThreadLocalRandom.current().nextInt(20, 60)); // think time between a user's pages
+      write(user, browser, generation, n);
+      if (n + 1 == WARM_WRITES) {
+        warmedUp.run();
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      warm.countDown(); // a user that ended early must not hold the drill at its warm-up
+      Thread.sleep(ThreadLocalRandom.current().nextInt(20, 60)); // think time between a user's pages
     }
   }
 
