@@ -7,6 +7,7 @@
   MBeanServer server = ManagementFactory.getPlatformMBeanServer();
   for (ObjectName name : server.queryNames(new ObjectName("io.tandem:type=Replication,*"), null)) {
     out.print("buddy=" + server.getAttribute(name, "Buddy")
+        + " members=" + server.getAttribute(name, "Members")
         + " owned=" + server.getAttribute(name, "OwnedSessions")
         + " backups=" + server.getAttribute(name, "BackupSessions")
         + " withoutBackup=" + server.getAttribute(name, "SessionsWithoutBackup"));

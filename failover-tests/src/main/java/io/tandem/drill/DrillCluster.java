@@ -117,15 +117,21 @@ final class DrillCluster implements AutoCloseable {
   }
 
   /**
-   * Waits until every node meant to run answers, has a buddy among those nodes and holds no session without a copy
-   * at its buddy. Returns the milliseconds that took, or -1 if not within {@code timeout}.
+   * Waits until every node meant to run answers, sees exactly those nodes in its view, has a buddy among them and
+   * holds no session without a copy at its buddy, twice in a row (a node may have taken the new view but not yet
+   * adopted what it brings). Returns the milliseconds until the first of the two, or -1 if not within {@code timeout}.
    */
   long awaitProtected(Duration timeout) throws InterruptedException {
     long start = System.nanoTime();
     long deadline = start + timeout.toNanos();
+    long firstSeen = -1;
     while (System.nanoTime() < deadline) {
-      if (isProtected()) {
-        return (System.nanoTime() - start) / 1_000_000;
+      if (!isProtected()) {
+        firstSeen = -1;
+      } else if (firstSeen < 0) {
+        firstSeen = System.nanoTime();
+      } else {
+        return (firstSeen - start) / 1_000_000;
       }
       Thread.sleep(100); // polling the nodes' JMX figures; bounded by the deadline
     }
@@ -139,7 +145,7 @@ final class DrillCluster implements AutoCloseable {
     }
     for (String route : expected) {
       Optional<NodeStatus> status = status(node(route));
-      if (status.isEmpty() || status.get().withoutBackup() > 0) {
+      if (status.isEmpty() || status.get().withoutBackup() > 0 || !status.get().members().equals(expected)) {
         return false;
       }
       if (expected.size() > 1 && !expected.contains(status.get().buddy())) {

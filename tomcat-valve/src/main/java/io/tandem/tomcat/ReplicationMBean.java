@@ -59,6 +59,11 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public String getMembers() {
+    return engine.members().stream().map(m -> m.value()).collect(java.util.stream.Collectors.joining(","));
+  }
+
+  @Override
   public int getOwnedSessions() {
     return stats().ownedSessions();
   }

@@ -13,6 +13,9 @@ public interface ReplicationMXBean {
 
   String getBuddy();
 
+  /** The members of the view this node acts on, comma-separated. */
+  String getMembers();
+
   int getOwnedSessions();
 
   int getBackupSessions();

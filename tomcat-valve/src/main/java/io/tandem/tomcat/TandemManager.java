@@ -232,6 +232,12 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return requestedId == null || running == null ? Admission.ADMITTED : running.admit(stripRoute(requestedId));
   }
 
+  /** Whether this node holds a backup of the session {@code requestedId} names (so it exists in the cluster). */
+  boolean holdsBackupOf(String requestedId) {
+    ReplicationEngine running = engine;
+    return requestedId != null && running != null && running.backupOf(stripRoute(requestedId)).isPresent();
+  }
+
   /** Whether a request's response may only say "done" once the buddy holds the change. */
   boolean synchronous() {
     ReplicationEngine running = engine;

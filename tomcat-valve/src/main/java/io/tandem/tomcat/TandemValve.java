@@ -41,8 +41,11 @@ final class TandemValve extends ValveBase {
       unavailable(response, admission.refusal().get());
       return;
     }
-    if (admission.fetchFirst() && request.getSessionInternal(false) == null) {
-      // Running without it would hand the application a new, empty session in place of one that lives elsewhere.
+    if ((admission.fetchFirst() || manager.holdsBackupOf(request.getRequestedSessionId()))
+        && request.getSessionInternal(false) == null) {
+      // The session exists (here as a backup, or elsewhere) but could not be taken over now, e.g. its owner died
+      // and the membership has not said so yet. Running without it would hand the application a new, empty
+      // session in its place; a retry in a moment finds it.
       unavailable(response, "session " + request.getRequestedSessionId() + " could not be fetched from the cluster; retry");
       return;
     }

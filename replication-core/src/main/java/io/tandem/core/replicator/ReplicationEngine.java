@@ -173,6 +173,12 @@ public final class ReplicationEngine implements AutoCloseable {
     return Optional.ofNullable(buddy);
   }
 
+  /** The members of the view this node acts on (empty before the first view). */
+  public List<NodeId> members() {
+    MembershipView current = view;
+    return current == null ? List.of() : current.memberIds();
+  }
+
   // ---- owner side: the container reports session life cycle and requests -------------------------------------
 
   /** A new session was created on this node; it is owned here at epoch 1 and its first flush sends it in full. */
