@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
@@ -32,11 +31,13 @@ class ContainerKillIT {
   private static final DockerImageName TOMCAT = DockerImageName.parse("tomcat:10.1-jdk17-temurin");
   private static final String APP = "/usr/local/tomcat/webapps/app/";
 
-  @BeforeAll
-  static void requireDocker() {
-    assumeTrue(DockerClientFactory.instance().isDockerAvailable(),
-        "No Docker engine on this machine: the Testcontainers kill drill on the official Tomcat image is skipped"
-            + " (the same drill runs on real Tomcat processes in QuickDrillsIT)");
+  private static void requireDocker() {
+    boolean docker = DockerClientFactory.instance().isDockerAvailable();
+    if (!docker) {
+      System.out.println("ContainerKillIT: no Docker engine on this machine, so the Testcontainers kill drill is skipped");
+    }
+    assumeTrue(docker, "No Docker engine on this machine: the Testcontainers kill drill on the official Tomcat image is"
+        + " skipped (the same drill runs on real Tomcat processes in QuickDrillsIT)");
   }
 
   private static GenericContainer<?> node(Network network, String route) {
@@ -61,6 +62,7 @@ class ContainerKillIT {
 
   @Test
   void killingTheOwnersContainer_survivorServesEveryAcknowledgedWrite() throws Exception {
+    requireDocker();
     try (Network network = Network.newNetwork();
          GenericContainer<?> n1 = node(network, "n1");
          GenericContainer<?> n2 = node(network, "n2")) {
