@@ -92,7 +92,7 @@ final class DrillRunner {
       case PARTITION -> outageAndProbe(first, (SessionWriters) workload, "PARTITION", () -> network.isolate(1), () -> network.heal(1));
       case ROLLING_RESTART -> {
         for (TomcatProcess node : cluster.nodes()) {
-          record(new Fault("SIGTERM", node.route, System.currentTimeMillis()));
+          noteFault(new Fault("SIGTERM", node.route, System.currentTimeMillis()));
           cluster.stop(node);
           awaitReprotection(cluster);
           cluster.restart(node);
@@ -103,11 +103,11 @@ final class DrillRunner {
   }
 
   private void kill(DrillCluster cluster, TomcatProcess node) throws InterruptedException {
-    record(new Fault("SIGKILL", node.route, System.currentTimeMillis()));
+    noteFault(new Fault("SIGKILL", node.route, System.currentTimeMillis()));
     cluster.kill(node);
   }
 
-  private void record(Fault fault) {
+  private void noteFault(Fault fault) {
     faults.add(fault);
   }
 
@@ -143,7 +143,7 @@ final class DrillRunner {
    */
   private void outageAndProbe(TomcatProcess node, SessionWriters writers, String what, FaultStep begin, FaultStep end) throws Exception {
     Map<Integer, String> before = writers.sessionIds();
-    record(new Fault(what, node.route, System.currentTimeMillis()));
+    noteFault(new Fault(what, node.route, System.currentTimeMillis()));
     begin.run();
     progress.println(what + " " + node.route + " (pid " + node.pid() + ") for " + HANG.toSeconds() + " s");
     Thread.sleep(HANG.toMillis()); // the outage itself
