@@ -85,13 +85,16 @@ class HistoryCheckerTest {
   }
 
   @Test
-  void unknownWriteTakingEffectLate_isNoVersionGoneBack() {
+  void findingTheNumberOfAnEarlierUnknownWrite_isStillAVersionGoneBack() {
     write(0, 0, -1, "n1", Outcome.OK, 100);
-    write(0, 1, -1, "", Outcome.UNKNOWN, 200);
-    write(0, 2, 0, "n2", Outcome.OK, 300);
-    write(0, 3, 1, "n1", Outcome.OK, 400); // write 1 sat in a frozen node's socket and ran when it woke
+    write(0, 1, 0, "", Outcome.UNKNOWN, 200);
+    write(0, 2, 1, "n2", Outcome.OK, 300);
+    write(0, 3, 1, "n1", Outcome.OK, 400); // a copy whose last write was the unknown one: it missed write 2
 
-    assertThat(check(Map.of(0, session("{k0=v2, k1=v3, seq=3}")), Set.of()).versionsWentBack()).isZero();
+    Verdict verdict = check(Map.of(0, session("{k0=v2, k1=v3, seq=3}")), Set.of());
+
+    assertThat(verdict.versionsWentBack()).isEqualTo(1);
+    assertThat(verdict.staleOwnerWrites()).isEqualTo(1);
   }
 
   @Test

@@ -250,15 +250,25 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
    */
   @Override
   public Session findSession(String id) throws IOException {
-    Session local = super.findSession(id);
-    if (local != null || id == null) {
-      return local;
+    if (id == null) {
+      return null;
     }
     String base = stripRoute(id);
-    for (Session candidate : sessions.values()) {
-      if (stripRoute(candidate.getIdInternal()).equals(base)) {
-        return candidate;
+    Session local = super.findSession(id);
+    if (local == null) {
+      for (Session candidate : sessions.values()) {
+        if (stripRoute(candidate.getIdInternal()).equals(base)) {
+          local = candidate;
+          break;
+        }
       }
+    }
+    if (local != null && engine.owns(base)) {
+      return local;
+    }
+    if (local instanceof TandemSession stale) {
+      // The engine let go of it (fenced) and the listener has not dropped this copy yet: it must not be served.
+      stale.detach();
     }
     Optional<SessionSnapshot> snapshot = engine.acquire(base);
     if (snapshot.isEmpty()) {

@@ -74,8 +74,8 @@ public final class ReplicationEngine implements AutoCloseable {
   private final IncomingRequests incoming;
   private final Map<String, Message.Invalidate> unackedInvalidations = new ConcurrentHashMap<>();
   private final Map<OwnedSession, NodeId> releaseAfterProtection = new ConcurrentHashMap<>();
-  private final PauseGuard pauses;
-  private final ViewShrinkDetector shrinks;
+  private final Locator locator;
+  private final Quarantine quarantine;
   private volatile MembershipView view;
   private volatile NodeId buddy;
 
@@ -99,8 +99,7 @@ public final class ReplicationEngine implements AutoCloseable {
       ReplicationListener listener,
       LongSupplier monotonicMillis) {
     this.config = Objects.requireNonNull(config, "config");
-    this.pauses = new PauseGuard(monotonicMillis, config.pauseThreshold(), settleAfterPause(config.pauseThreshold()));
-    this.shrinks = new ViewShrinkDetector(monotonicMillis, config.pauseThreshold());
+    this.locator = new Locator(transport.localNode(), transport, () -> view, config.ackTimeout());
     this.transport = Objects.requireNonNull(transport, "transport");
     this.membership = Objects.requireNonNull(membership, "membership");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -141,7 +140,30 @@ public final class ReplicationEngine implements AutoCloseable {
                 sessions.forEach(owned::markUnprotected);
               }
             });
-    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, this::migrateOut, pauses::isSuspect, counters, log);
+    this.quarantine = new Quarantine(local, config.pauseThreshold(), monotonicMillis, owned, locator, () -> view, counters,
+        new Quarantine.Engine() {
+          @Override
+          public void fence(OwnedSession session, String reason) {
+            ReplicationEngine.this.fence(session, reason);
+          }
+
+          @Override
+          public void protect(OwnedSession session) {
+            if (!session.isProtected()) {
+              stateTransfer.enqueue(session);
+            }
+          }
+
+          @Override
+          public void adoptAbsentOwners(MembershipView current) {
+            for (NodeId owner : backups.owners()) {
+              if (!current.contains(owner)) {
+                adoptAll(owner);
+              }
+            }
+          }
+        });
+    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, this::migrateOut, quarantine::isSuspect, counters, log);
   }
 
   /** Starts the transport and membership and begins following views. */
@@ -152,9 +174,9 @@ public final class ReplicationEngine implements AutoCloseable {
       outbox.start();
     }
     membership.start();
-    pauses.start(); // joining took as long as it took; that was no pause
+    quarantine.start();
     long pauseCheck = Math.max(10, config.pauseThreshold().toMillis() / 10);
-    maintenance.scheduleAtFixedRate(this::checkPause, pauseCheck, pauseCheck, TimeUnit.MILLISECONDS);
+    maintenance.scheduleAtFixedRate(quarantine::checkPause, pauseCheck, pauseCheck, TimeUnit.MILLISECONDS);
     membership.addViewListener(this::onView);
     long period = config.maintenanceInterval().toMillis();
     maintenance.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
@@ -298,7 +320,7 @@ public final class ReplicationEngine implements AutoCloseable {
     synchronized (session) {
       invalidate = new Message.Invalidate(id, session.epoch(), session.end(), reason);
       owned.retire(session);
-      pauses.cleared(session.id());
+      quarantine.forget(session.id());
       touches.forget(id);
       // Remembered until acked, so that a lost invalidation is retried and the session can never come back.
       unackedInvalidations.put(id, invalidate);
@@ -358,10 +380,10 @@ public final class ReplicationEngine implements AutoCloseable {
    */
   public Optional<SessionSnapshot> acquire(String id) {
     Optional<SessionSnapshot> here = promoteAdopted(id);
-    // A backup is taken over only when its owner is gone: a live owner may hold changes the backup lacks (ASYNC, or
-    // a request in flight), and two nodes would own the session; it is migrated from the owner instead. After a
-    // pause a backup held here may be older than the cluster's copy whoever owns it: ask first.
-    if (here.isEmpty() && !pauses.quarantined() && !ownerAlive(id)) {
+    // Taking over the local backup at a higher epoch is safe even if its owner still runs: in SYNC mode the backup
+    // holds every acknowledged change, and the owner's next write is refused (fenced). After a pause or partition,
+    // though, a backup held here may be older than the cluster's copy: ask first.
+    if (here.isEmpty() && !quarantine.active()) {
       here = promoteBackup(id);
     }
     if (here.isPresent()) {
@@ -369,7 +391,7 @@ public final class ReplicationEngine implements AutoCloseable {
     }
     NodeId holder = null;
     Message.LocateReply best = null;
-    for (Map.Entry<NodeId, Message.LocateReply> reply : locate(id).entrySet()) {
+    for (Map.Entry<NodeId, Message.LocateReply> reply : locator.ask(id).entrySet()) {
       Message.LocateReply found = reply.getValue();
       if (found.holding() != Message.LocateReply.Holding.NONE && (best == null || better(found, best))) {
         best = found;
@@ -404,41 +426,6 @@ public final class ReplicationEngine implements AutoCloseable {
     }
   }
 
-  private boolean ownerAlive(String id) {
-    MembershipView current = view;
-    return current != null && backups.entry(id).map(e -> current.contains(e.owner())).orElse(false);
-  }
-
-  /** Asks every other member of the current view who holds {@code id}; the answers that came within the ack timeout. */
-  private Map<NodeId, Message.LocateReply> locate(String id) {
-    MembershipView current = view;
-    Map<NodeId, Message.LocateReply> answers = new java.util.LinkedHashMap<>();
-    if (current == null) {
-      return answers;
-    }
-    Map<NodeId, CompletableFuture<Message>> asked = new java.util.LinkedHashMap<>();
-    for (NodeId member : current.memberIds()) {
-      if (!member.equals(local)) {
-        asked.put(member, transport.request(member, new Message.Locate(id)));
-      }
-    }
-    long deadline = System.nanoTime() + config.ackTimeout().toNanos();
-    for (Map.Entry<NodeId, CompletableFuture<Message>> reply : asked.entrySet()) {
-      try {
-        Message answer = reply.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (answer instanceof Message.LocateReply found) {
-          answers.put(reply.getKey(), found);
-        }
-      } catch (ExecutionException | TimeoutException e) {
-        // that member does not count
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return answers;
-      }
-    }
-    return answers;
-  }
-
   private static boolean better(Message.LocateReply a, Message.LocateReply b) {
     if (a.holding() != b.holding()) {
       return a.holding() == Message.LocateReply.Holding.PRIMARY;
@@ -451,7 +438,7 @@ public final class ReplicationEngine implements AutoCloseable {
     String id = move.sessionId();
     Optional<OwnedSession> mine = owned.get(id);
     SessionSnapshot snapshot;
-    if (mine.isPresent() && pauses.isSuspect(id)) {
+    if (mine.isPresent() && quarantine.isSuspect(id)) {
       return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
           "session " + id + " has not been confirmed since " + local.value() + " was paused; its copy may be stale");
     }
@@ -508,19 +495,14 @@ public final class ReplicationEngine implements AutoCloseable {
   // ---- views ----------------------------------------------------------------------------------------------------
 
   private void onView(MembershipView next) {
-    checkPause(); // a view that arrives right after a pause must not be trusted to adopt from
+    quarantine.checkPause(); // a view that arrives right after a pause must not be trusted to adopt from
     MembershipView previous = view;
     if (previous != null && next.viewId() <= previous.viewId()) {
       return;
     }
     view = next;
     transport.updatePeers(next);
-    if (shrinks.lostMajority(next.memberIds().size())) {
-      pauses.isolated(owned.all().stream().map(OwnedSession::id).toList());
-      LOG.log(Level.WARNING, "Node {0}: the view shrank to {2} (from {1}) within moments; this node may be the one cut off. Until "
-          + "it sees other members again its sessions are confirmed before they are served and no backup is adopted",
-          local.value(), previous, next);
-    }
+    quarantine.viewChanged(previous, next);
     NodeId oldBuddy = buddy;
     NodeId newBuddy = BuddyRing.buddyOf(next, local).orElse(null);
     buddy = newBuddy;
@@ -532,14 +514,14 @@ public final class ReplicationEngine implements AutoCloseable {
         if (oldBuddy != null && next.contains(oldBuddy)) {
           releaseAfterProtection.put(session, oldBuddy);
         }
-        if (!pauses.isSuspect(session.id())) {
+        if (!quarantine.isSuspect(session.id())) {
           stateTransfer.enqueue(session); // a suspect copy is sent once confirmed: it may be one the cluster ended
         }
       }
     }
     for (NodeId owner : backups.owners()) {
       if (!next.contains(owner)) {
-        if (pauses.quarantined()) {
+        if (quarantine.active()) {
           LOG.log(Level.WARNING, "Node {0}: owner {1} left the view while this node is in quarantine after a pause; "
               + "its sessions are not adopted until the membership has settled", local.value(), owner.value());
         } else {
@@ -550,94 +532,12 @@ public final class ReplicationEngine implements AutoCloseable {
     owned.recoveryStarted();
   }
 
-  // ---- pauses: a node frozen past failure detection confirms before it serves -----------------------------------
-
-  private static Duration settleAfterPause(Duration threshold) {
-    Duration fourTimes = threshold.multipliedBy(4);
-    return fourTimes.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : fourTimes;
-  }
-
-  private void checkPause() {
-    long paused = pauses.observe(() -> owned.all().stream().map(OwnedSession::id).toList());
-    if (paused > 0) {
-      int suspects = pauses.suspectCount();
-      counters.pausesDetected.increment();
-      LOG.log(Level.WARNING, "Node {0} did not run for {1} ms (pauseThreshold {2} ms): the cluster may have moved its "
-          + "sessions on. Each of its {3} sessions is confirmed with the other members before it is served again, and "
-          + "no dead owner''s session is adopted until the membership has settled",
-          local.value(), paused, config.pauseThreshold().toMillis(), suspects);
-    }
-  }
-
   /**
-   * Whether a request for session {@code id} may run here now: empty if so, otherwise why not. After a pause, a
-   * session owned here is first confirmed with the other members: kept if one holds this node's copy at this epoch,
-   * dropped if another moved it on or none holds it (the request then migrates the newer copy in, or finds no
-   * session), and refused while no member answers. A node in quarantine that sees nobody else refuses sessions it
-   * does not own, since it cannot know where they are.
+   * Whether a request for session {@code id} may run here now; see {@link Quarantine#admit}. Outside quarantine it
+   * always may.
    */
   public Admission admit(String id) {
-    checkPause();
-    Optional<OwnedSession> mine = owned.get(id);
-    if (mine.isPresent() && pauses.isSuspect(id)) {
-      return confirmAfterPause(mine.get());
-    }
-    if (mine.isEmpty() && pauses.quarantined()) {
-      return hasOtherMembers(view) ? Admission.FETCH_FIRST
-          : Admission.refused("node " + local.value() + " was paused and sees no other member to ask where session " + id + " is");
-    }
-    return Admission.ADMITTED;
-  }
-
-  private Admission confirmAfterPause(OwnedSession session) {
-    String id = session.id();
-    Map<NodeId, Message.LocateReply> replies = locate(id);
-    if (replies.isEmpty()) {
-      return Admission.refused("node " + local.value() + " was paused and no other member answers whether session " + id + " moved on");
-    }
-    long epoch = session.epoch();
-    boolean movedOn = replies.values().stream()
-        .anyMatch(r -> r.holding() != Message.LocateReply.Holding.NONE && r.epoch() > epoch);
-    boolean confirmed = replies.values().stream()
-        .anyMatch(r -> r.holding() == Message.LocateReply.Holding.BACKUP && r.epoch() == epoch);
-    pauses.cleared(id);
-    if (movedOn || !confirmed) {
-      fence(session, movedOn ? "another member holds it at a newer epoch after this node was paused or cut off"
-          : "no other member holds a copy of it after this node was paused or cut off");
-      return Admission.FETCH_FIRST;
-    }
-    if (!session.isProtected()) {
-      stateTransfer.enqueue(session);
-    }
-    return Admission.ADMITTED;
-  }
-
-
-  private boolean hasOtherMembers(MembershipView current) {
-    return current != null && current.memberIds().stream().anyMatch(m -> !m.equals(local));
-  }
-
-  /** Confirms, in the background, the sessions no request has confirmed since the pause. */
-  private void confirmSuspects(MembershipView current) {
-    if (pauses.suspectCount() == 0 || !hasOtherMembers(current)) {
-      return;
-    }
-    for (OwnedSession session : owned.all()) {
-      if (pauses.isSuspect(session.id())) {
-        confirmAfterPause(session);
-      }
-    }
-  }
-
-  private void liftQuarantineIfSettled(MembershipView current) {
-    if (pauses.liftIfSettled(hasOtherMembers(current))) {
-      LOG.log(Level.INFO, "Node {0}: quarantine after the pause lifted in {1}", local.value(), current);
-      for (NodeId owner : backups.owners()) {
-        if (!current.contains(owner)) {
-          adoptAll(owner);
-        }
-      }
-    }
+    return quarantine.admit(id);
   }
 
   private void adoptAll(NodeId deadOwner) {
@@ -716,7 +616,7 @@ public final class ReplicationEngine implements AutoCloseable {
       for (OwnedSession session : sessions) {
         if (session.fence()) {
           owned.retire(session);
-          pauses.cleared(session.id());
+          quarantine.forget(session.id());
         }
       }
       counters.sessionsHandedOff.add(sessions.size());
@@ -850,7 +750,7 @@ public final class ReplicationEngine implements AutoCloseable {
   private void fence(OwnedSession session, String reason) {
     if (session.fence()) {
       owned.retire(session);
-      pauses.cleared(session.id());
+      quarantine.forget(session.id());
       counters.sessionsFenced.increment();
       LOG.log(Level.WARNING, "Session [{0}] is owned by another node now; dropping it here ({1})", session.id(), reason);
       listener.sessionFenced(session.id(), reason);
@@ -954,8 +854,7 @@ public final class ReplicationEngine implements AutoCloseable {
     long now = clock.millis();
     NodeId to = buddy;
     MembershipView current = view;
-    confirmSuspects(current);
-    liftQuarantineIfSettled(current);
+    quarantine.tick(current);
     List<Message.Touch> due = touches.drainIfDue(now);
     if (!due.isEmpty() && to != null) {
       counters.touchBatchesSent.increment();

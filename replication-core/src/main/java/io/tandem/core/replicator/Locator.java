@@ -1,0 +1,62 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Transport;
+import io.tandem.core.wire.Message;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * Asks every other member of the current view, at once, who holds a session. Stateless; blocks the calling thread
+ * for at most one ack timeout.
+ */
+final class Locator {
+  private final NodeId local;
+  private final Transport transport;
+  private final Supplier<MembershipView> view;
+  private final Duration ackTimeout;
+
+  Locator(NodeId local, Transport transport, Supplier<MembershipView> view, Duration ackTimeout) {
+    this.local = local;
+    this.transport = transport;
+    this.view = view;
+    this.ackTimeout = ackTimeout;
+  }
+
+  /** The answers that came within the ack timeout, by member; members that failed or stayed silent are absent. */
+  Map<NodeId, Message.LocateReply> ask(String id) {
+    MembershipView current = view.get();
+    Map<NodeId, Message.LocateReply> answers = new LinkedHashMap<>();
+    if (current == null) {
+      return answers;
+    }
+    Map<NodeId, CompletableFuture<Message>> asked = new LinkedHashMap<>();
+    for (NodeId member : current.memberIds()) {
+      if (!member.equals(local)) {
+        asked.put(member, transport.request(member, new Message.Locate(id)));
+      }
+    }
+    long deadline = System.nanoTime() + ackTimeout.toNanos();
+    for (Map.Entry<NodeId, CompletableFuture<Message>> reply : asked.entrySet()) {
+      try {
+        Message answer = reply.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (answer instanceof Message.LocateReply found) {
+          answers.put(reply.getKey(), found);
+        }
+      } catch (ExecutionException | TimeoutException e) {
+        // that member does not count
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return answers;
+      }
+    }
+    return answers;
+  }
+}

@@ -1,0 +1,170 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.wire.Message;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * What a node does when it may have been left behind: its JVM did not run for longer than the pause threshold, or
+ * its view lost at least half of its members at once. Either way the others may have declared it dead and taken its
+ * sessions over, and its own view may show it alone. Until it sees other members again (and a few seconds passed):
+ * each session it owned is confirmed with the cluster before it is served, nothing is adopted, and what cannot be
+ * confirmed is refused. See {@link #admit}.
+ *
+ * <p>Implementation notes: the pause and suspect state live in {@link PauseGuard} (thread-safe); {@code shrinks}
+ * is only touched from the membership thread ({@link #viewChanged}).
+ */
+final class Quarantine {
+  private static final Logger LOG = System.getLogger(Quarantine.class.getName());
+
+  /** What the engine does for the quarantine. */
+  interface Engine {
+    /** Drops this node's copy: another node owns the session now, or nobody does. */
+    void fence(OwnedSession session, String reason);
+
+    /** Sends a confirmed session to the buddy if it has no copy there. */
+    void protect(OwnedSession session);
+
+    /** Adopts the backups of owners that are not in {@code view}. */
+    void adoptAbsentOwners(MembershipView view);
+  }
+
+  private final NodeId local;
+  private final Duration threshold;
+  private final PauseGuard pauses;
+  private final ViewShrinkDetector shrinks;
+  private final OwnedSessions owned;
+  private final Locator locator;
+  private final Supplier<MembershipView> view;
+  private final ReplicationCounters counters;
+  private final Engine engine;
+
+  Quarantine(NodeId local, Duration threshold, LongSupplier monotonicMillis, OwnedSessions owned, Locator locator,
+      Supplier<MembershipView> view, ReplicationCounters counters, Engine engine) {
+    this.local = local;
+    this.threshold = threshold;
+    this.pauses = new PauseGuard(monotonicMillis, threshold, settleAfter(threshold));
+    this.shrinks = new ViewShrinkDetector(monotonicMillis, threshold);
+    this.owned = owned;
+    this.locator = locator;
+    this.view = view;
+    this.counters = counters;
+    this.engine = engine;
+  }
+
+  /** The membership settles (a cut-off member sees itself alone, then merges back) within a few failure detections. */
+  private static Duration settleAfter(Duration threshold) {
+    Duration fourTimes = threshold.multipliedBy(4);
+    return fourTimes.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : fourTimes;
+  }
+
+  /** Starts measuring pauses from now: joining the cluster took as long as it took. */
+  void start() {
+    pauses.start();
+  }
+
+  /** Notices a pause that just ended; called often by a timer and by every caller about to rely on ownership. */
+  void checkPause() {
+    long paused = pauses.observe(() -> owned.all().stream().map(OwnedSession::id).toList());
+    if (paused > 0) {
+      counters.pausesDetected.increment();
+      LOG.log(Level.WARNING, "Node {0} did not run for {1} ms (pauseThreshold {2} ms): the cluster may have moved its "
+          + "sessions on. Each of its {3} sessions is confirmed with the other members before it is served again, and "
+          + "no dead owner''s session is adopted until the membership has settled",
+          local.value(), paused, threshold.toMillis(), pauses.suspectCount());
+    }
+  }
+
+  /** A new view: losing half of it at once may mean this node is the one cut off. */
+  void viewChanged(MembershipView previous, MembershipView next) {
+    if (shrinks.lostMajority(next.memberIds().size())) {
+      pauses.isolated(owned.all().stream().map(OwnedSession::id).toList());
+      LOG.log(Level.WARNING, "Node {0}: the view shrank to {2} (from {1}) within moments; this node may be the one cut "
+          + "off. Until it sees other members again its sessions are confirmed before they are served and no backup is "
+          + "adopted", local.value(), previous, next);
+    }
+  }
+
+  /** Whether adopting backups (or promoting one without asking) must wait. */
+  boolean active() {
+    return pauses.quarantined();
+  }
+
+  /** Whether {@code id} is owned here since before the quarantine and not yet confirmed. */
+  boolean isSuspect(String id) {
+    return pauses.isSuspect(id);
+  }
+
+  /** {@code id} is no longer owned here: nothing left to confirm. */
+  void forget(String id) {
+    pauses.cleared(id);
+  }
+
+  /**
+   * Whether a request for session {@code id} may run here now. A suspect session is confirmed with the other members
+   * first: kept if one holds this node's copy at this epoch, dropped if another moved it on or none holds it (the
+   * request must then fetch the newer copy, or finds none), refused while no member answers. In quarantine, a node
+   * that sees nobody else refuses sessions it does not own, since it cannot know where they are.
+   */
+  Admission admit(String id) {
+    checkPause();
+    Optional<OwnedSession> mine = owned.get(id);
+    if (mine.isPresent() && pauses.isSuspect(id)) {
+      return confirm(mine.get());
+    }
+    if (mine.isEmpty() && pauses.quarantined()) {
+      return othersIn(view.get()) ? Admission.FETCH_FIRST
+          : Admission.refused("node " + local.value() + " was paused or cut off and sees no other member to ask where session " + id + " is");
+    }
+    return Admission.ADMITTED;
+  }
+
+  private Admission confirm(OwnedSession session) {
+    String id = session.id();
+    Map<NodeId, Message.LocateReply> replies = locator.ask(id);
+    if (replies.isEmpty()) {
+      return Admission.refused("node " + local.value() + " was paused or cut off and no other member answers whether session " + id + " moved on");
+    }
+    long epoch = session.epoch();
+    boolean movedOn = replies.values().stream()
+        .anyMatch(r -> r.holding() != Message.LocateReply.Holding.NONE && r.epoch() > epoch);
+    boolean confirmed = replies.values().stream()
+        .anyMatch(r -> r.holding() == Message.LocateReply.Holding.BACKUP && r.epoch() == epoch);
+    if (movedOn || !confirmed) {
+      // Fenced before it stops being suspect: no request may find it owned and unsuspected in between.
+      engine.fence(session, movedOn ? "another member holds it at a newer epoch after this node was paused or cut off"
+          : "no other member holds a copy of it after this node was paused or cut off");
+      pauses.cleared(id);
+      return Admission.FETCH_FIRST;
+    }
+    pauses.cleared(id);
+    engine.protect(session);
+    return Admission.ADMITTED;
+  }
+
+  /** The maintenance tick: confirms in the background what no request confirmed, and lifts quarantine once settled. */
+  void tick(MembershipView current) {
+    if (pauses.suspectCount() > 0 && othersIn(current)) {
+      for (OwnedSession session : owned.all()) {
+        if (pauses.isSuspect(session.id())) {
+          confirm(session);
+        }
+      }
+    }
+    if (pauses.liftIfSettled(othersIn(current))) {
+      LOG.log(Level.INFO, "Node {0}: quarantine lifted in {1}", local.value(), current);
+      engine.adoptAbsentOwners(current);
+    }
+  }
+
+  private boolean othersIn(MembershipView current) {
+    return current != null && current.memberIds().stream().anyMatch(m -> !m.equals(local));
+  }
+}
