@@ -17,7 +17,7 @@ final class Violations {
   /** Records {@code field = value (must be allowed)} unless {@code ok}. */
   Violations check(boolean ok, String field, Object value, String allowed) {
     if (!ok) {
-      String shown = value instanceof Duration ? format((Duration) value) : String.valueOf(value);
+      String shown = value instanceof Duration d ? format(d) : String.valueOf(value);
       found.add(field + " = " + shown + " (must be " + allowed + ")");
     }
     return this;
