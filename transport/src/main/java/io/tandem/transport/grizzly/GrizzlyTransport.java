@@ -173,16 +173,42 @@ public final class GrizzlyTransport implements Transport {
         addresses.remove(known);
         PeerConnection gone = ready.remove(known);
         if (gone != null) {
-          gone.connection.closeSilently();
+          closeWhenAnswered(gone);
         }
         failWaiters(known, "no longer a member");
       }
     }
     for (NodeId peer : addresses.keySet()) {
+      if (!ready.containsKey(peer)) {
+        reinstate(peer);
+      }
       if (local.compareTo(peer) < 0 && !ready.containsKey(peer)) {
         dial(peer);
       }
     }
+  }
+
+  /** A member back in the view whose connection was kept open for its pending replies gets that connection back. */
+  private synchronized void reinstate(NodeId peer) {
+    for (PeerConnection connection : byConnection.values()) {
+      if (peer.equals(connection.peer()) && connection.state() == PeerConnection.State.READY) {
+        ready.putIfAbsent(peer, connection);
+        return;
+      }
+    }
+  }
+
+  /**
+   * A member left the view: nothing new is sent to it, but requests already sent get their replies, up to the
+   * request timeout. A view can drop a live peer for a moment (this node was paused, or the membership flapped),
+   * and a reply lost that way can be costly: a migrated session's only copy travels in one.
+   */
+  private void closeWhenAnswered(PeerConnection connection) {
+    if (connection.pending.isEmpty()) {
+      connection.connection.closeSilently();
+      return;
+    }
+    timer.schedule(() -> connection.connection.closeSilently(), config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private java.util.Optional<InetSocketAddress> parseAddress(Member member) {

@@ -53,6 +53,41 @@ class GrizzlyConnectionSetupTest {
     }
   }
 
+  /**
+   * A view that drops a peer for a moment (this node was paused, the membership flapped) must not cost the reply to
+   * a request already sent to it: a migrated session's only copy travels in such a reply.
+   */
+  @Test
+  void aPeerLeavingTheViewStillDeliversTheReplyToARequestAlreadySent() throws Exception {
+    CountDownLatch handling = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    try (GrizzlyTransport dialer = transport(DIALER);
+         GrizzlyTransport acceptor = new GrizzlyTransport(GrizzlyTransportConfig.loopback("setup", ACCEPTOR, SECRET, Duration.ofSeconds(5)))) {
+      acceptor.start((from, request) -> CompletableFuture.supplyAsync(() -> {
+        handling.countDown();
+        try {
+          release.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return request;
+      }));
+      Member dialerMember = new Member(DIALER, dialer.localAddress());
+      MembershipView both = new MembershipView(1, List.of(dialerMember, new Member(ACCEPTOR, acceptor.localAddress())));
+      acceptor.updatePeers(both);
+      dialer.updatePeers(both);
+
+      CompletableFuture<Message> reply = dialer.request(ACCEPTOR, new Message.Ack(9, 9));
+      assertThat(handling.await(5, TimeUnit.SECONDS)).isTrue();
+      dialer.updatePeers(new MembershipView(2, List.of(dialerMember)));
+      release.countDown();
+
+      assertThat(reply.get(5, TimeUnit.SECONDS)).isEqualTo(new Message.Ack(9, 9));
+      assertThat(dialer.request(ACCEPTOR, new Message.Ack(1, 1))).as("nothing new is sent to a non-member")
+          .failsWithin(Duration.ofSeconds(5));
+    }
+  }
+
   private static List<CompletableFuture<Message>> fireConcurrently(
       ExecutorService senders, GrizzlyTransport dialer) throws Exception {
     CountDownLatch go = new CountDownLatch(1);
