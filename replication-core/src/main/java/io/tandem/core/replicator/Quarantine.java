@@ -51,7 +51,8 @@ final class Quarantine {
     this.local = local;
     this.threshold = threshold;
     this.pauses = new PauseGuard(monotonicMillis, threshold, settleAfter(threshold));
-    this.shrinks = new ViewShrinkDetector(monotonicMillis, threshold);
+    // Members that went silent together leave the view within about one failure detection of each other.
+    this.shrinks = new ViewShrinkDetector(monotonicMillis, threshold.multipliedBy(2));
     this.owned = owned;
     this.locator = locator;
     this.view = view;

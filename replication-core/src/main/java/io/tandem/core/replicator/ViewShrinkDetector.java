@@ -15,6 +15,7 @@ import java.util.function.LongSupplier;
 final class ViewShrinkDetector {
   private final LongSupplier clock;
   private final long windowMillis;
+  /** {until when the view was current (for the newest: when it began), its size}, oldest first. */
   private final Deque<long[]> recent = new ArrayDeque<>();
 
   ViewShrinkDetector(LongSupplier monotonicMillis, Duration window) {
@@ -23,16 +24,18 @@ final class ViewShrinkDetector {
   }
 
   /**
-   * Records a view of {@code size} members; true if the view it replaces, or any view seen within the window, had
-   * three members or more and at least twice this many.
+   * Records a view of {@code size} members; true if the view it replaces, or any view that was still current within
+   * the window, had three members or more and at least twice this many.
    */
   boolean lostMajority(int size) {
     long now = clock.getAsLong();
-    long peak = recent.isEmpty() ? size : recent.peekLast()[1];
+    if (!recent.isEmpty()) {
+      recent.peekLast()[0] = now; // the view being replaced was current until now
+    }
     while (!recent.isEmpty() && now - recent.peekFirst()[0] > windowMillis) {
       recent.removeFirst();
     }
-    peak = Math.max(peak, recent.stream().mapToLong(v -> v[1]).max().orElse(size));
+    long peak = recent.stream().mapToLong(v -> v[1]).max().orElse(size);
     recent.addLast(new long[] {now, size});
     return peak >= 3 && size * 2L <= peak;
   }

@@ -27,6 +27,15 @@ class ViewShrinkDetectorTest {
   }
 
   @Test
+  void aLargeViewLongCurrent_countsUntilItWasReplaced() {
+    detector.lostMajority(3);
+    now.addAndGet(60_000);
+    assertThat(detector.lostMajority(2)).isFalse();
+    now.addAndGet(1_000); // the three-member view ended a second ago, not a minute ago
+    assertThat(detector.lostMajority(1)).isTrue();
+  }
+
+  @Test
   void twoFailuresSecondsApart_areNot() {
     detector.lostMajority(3);
     detector.lostMajority(2);
