@@ -232,10 +232,18 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return requestedId == null || running == null ? Admission.ADMITTED : running.admit(stripRoute(requestedId));
   }
 
-  /** Whether this node holds a backup of the session {@code requestedId} names (so it exists in the cluster). */
+  /**
+   * Whether this node holds a backup of the session {@code requestedId} names (so it exists in the cluster) without
+   * owning it. Asked on every request: the owner's case, the common one, costs one concurrent-map lookup and never
+   * touches the backup store's lock.
+   */
   boolean holdsBackupOf(String requestedId) {
     ReplicationEngine running = engine;
-    return requestedId != null && running != null && running.backupOf(stripRoute(requestedId)).isPresent();
+    if (requestedId == null || running == null) {
+      return false;
+    }
+    String base = stripRoute(requestedId);
+    return !running.owns(base) && running.backupOf(base).isPresent();
   }
 
   /** Whether a request's response may only say "done" once the buddy holds the change. */
