@@ -1,0 +1,138 @@
+package io.tandem.benchmarks.capacity;
+
+import io.tandem.benchmarks.load.LoadProfile;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ./tandem bench}: users within the p90 budget at a CPU cap, per setup, with ratios to the control. */
+@Command(name = "tandem bench", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Measures, for each setup, U*: the most users two CPU-capped Tomcat nodes serve with the 90th-percentile response "
+            + "time within the budget and no errors (the growing-session workload); the peak requests per second of a "
+            + "one-attribute page with closed-loop clients; and each setup's overhead at a fixed load. Writes "
+            + "results.json, summary.md and PNG charts under --results/<timestamp>/.",
+        "The full run (2 repetitions of 10 setups) takes about 2.5 hours; --quick takes about 4 minutes."})
+public final class BenchMain implements Callable<Integer> {
+
+  @Option(names = "--quick", description = "Smoke run: no replication, Tandem MODIFIED_ATTRIBUTE SYNC and Tomcat "
+      + "BackupManager; short steps, one repetition. Checks the harness, not the figures.")
+  boolean quick;
+
+  @Option(names = "--setups", split = ",", paramLabel = "NAME",
+      description = "Setups to run, in order (default: all). Names: ${COMPLETION-CANDIDATES}",
+      completionCandidates = SetupNames.class)
+  List<String> setups;
+
+  @Option(names = "--repeats", description = "Repetitions of every setup, interleaved (default: 2; quick: 1).")
+  Integer repeats;
+
+  @Option(names = "--cpu", description = "CPU cap of each node, in cores (default: ${DEFAULT-VALUE}).", defaultValue = "0.25")
+  double cpuCores;
+
+  @Option(names = "--cfs-period-ms", description = "CFS period of the cap, 1 to 1000 ms (default: ${DEFAULT-VALUE}, the kernel's).",
+      defaultValue = "100")
+  long cfsPeriodMillis;
+
+  @Option(names = "--budget-ms", description = "p90 budget (default: ${DEFAULT-VALUE}).", defaultValue = "800")
+  long budgetMillis;
+
+  @Option(names = "--pages", description = "Pages per session, K (default: ${DEFAULT-VALUE}).", defaultValue = "20")
+  int pages;
+
+  @Option(names = "--attribute-bytes", description = "Bytes of the attribute each page adds, S (default: ${DEFAULT-VALUE}).",
+      defaultValue = "1024")
+  int attributeBytes;
+
+  @Option(names = "--think-ms", description = "Mean think time; ±10 %% (default: ${DEFAULT-VALUE}).", defaultValue = "1000")
+  long thinkMillis;
+
+  @Option(names = "--warm-up-s", description = "Unrecorded start of each step (default: 10; quick: 3).")
+  Integer warmUpSeconds;
+
+  @Option(names = "--window-s", description = "Measured window of each step (default: 30; quick: 8).")
+  Integer windowSeconds;
+
+  @Option(names = "--start-users", description = "First step of the U* search (default: 200; quick: 100).")
+  Integer startUsers;
+
+  @Option(names = "--max-users", description = "Largest step of the U* search (default: ${DEFAULT-VALUE}).", defaultValue = "8000")
+  int maxUsers;
+
+  @Option(names = "--max-steps", description = "Steps of one U* search, coarse and fine (default: 10; quick: 3).")
+  Integer maxSteps;
+
+  @Option(names = "--overhead-users", description = "The fixed load of the overhead step, within every setup's U* "
+      + "(default: ${DEFAULT-VALUE}).", defaultValue = "400")
+  int overheadUsers;
+
+  @Option(names = "--peak-clients", description = "Closed-loop clients of the peak step (default: ${DEFAULT-VALUE}).",
+      defaultValue = "16")
+  int peakClients;
+
+  @Option(names = "--home", description = "benchmarks/target: the Tomcat distribution and drop-in jar (default: ${DEFAULT-VALUE}).",
+      defaultValue = "benchmarks/target")
+  Path home;
+
+  @Option(names = "--results", description = "Where the run's <timestamp>/ directory goes (default: ${DEFAULT-VALUE}).",
+      defaultValue = "benchmarks/results")
+  Path results;
+
+  @Option(names = "--jfr", description = "Record a JFR profile of every node (node.jfr beside its logs), to see where "
+      + "the time goes.")
+  boolean flightRecording;
+
+  // Held so the level sticks: the driver logs every step at INFO, which the progress lines already say.
+  private static final java.util.logging.Logger DRIVER_LOG = java.util.logging.Logger.getLogger("io.tandem.benchmarks.load");
+
+  private String[] arguments = new String[0];
+
+  public static void main(String[] args) {
+    DRIVER_LOG.setLevel(java.util.logging.Level.WARNING);
+    BenchMain main = new BenchMain();
+    main.arguments = args.clone();
+    System.exit(new CommandLine(main).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Path directory = new BenchRun(settings(), "./tandem bench " + String.join(" ", arguments), System.out).run();
+    System.out.println("Results: " + directory);
+    return 0;
+  }
+
+  BenchSettings settings() {
+    List<Setup> chosen = new ArrayList<>();
+    if (setups != null) {
+      setups.forEach(name -> chosen.add(Setup.named(name.trim())));
+    } else if (quick) {
+      chosen.addAll(List.of(Setup.CONTROL, Setup.tandem("MODIFIED_ATTRIBUTE", "SYNC"), Setup.BACKUP_MANAGER));
+    } else {
+      chosen.addAll(Setup.all());
+    }
+    Duration warmUp = Duration.ofSeconds(warmUpSeconds != null ? warmUpSeconds : quick ? 3 : 10);
+    Duration window = Duration.ofSeconds(windowSeconds != null ? windowSeconds : quick ? 8 : 30);
+    int firstStep = startUsers != null ? startUsers : quick ? 100 : 200;
+    LoadProfile profile = LoadProfile.of(firstStep).withPagesPerSession(pages).withAttributeBytes(attributeBytes)
+        .withThinkTime(Duration.ofMillis(thinkMillis), LoadProfile.DEFAULT_THINK_JITTER)
+        .withTiming(warmUp, window, LoadProfile.DEFAULT_REQUEST_TIMEOUT);
+    UserSearch search = new UserSearch(firstStep, maxUsers, 2.0, 0.05, 5, maxSteps != null ? maxSteps : quick ? 3 : 10);
+    return new BenchSettings(chosen, repeats != null ? repeats : quick ? 1 : 2, profile,
+        Duration.ofSeconds(quick ? 15 : 60), Duration.ofMillis(budgetMillis), cpuCores, Duration.ofMillis(cfsPeriodMillis),
+        search, overheadUsers, peakClients, home, results, flightRecording);
+  }
+
+  /** The setup names, for the help text. */
+  static final class SetupNames extends ArrayList<String> {
+    private static final long serialVersionUID = 1L;
+
+    SetupNames() {
+      super(Setup.all().stream().map(Setup::name).toList());
+    }
+  }
+}

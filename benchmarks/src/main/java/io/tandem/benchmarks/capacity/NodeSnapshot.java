@@ -1,0 +1,50 @@
+package io.tandem.benchmarks.capacity;
+
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * One node's counters at one instant; two snapshots bracket a measured window.
+ *
+ * @param cpuNanos CPU time of the node's JVM so far, -1 when unknown
+ * @param bytesReplicated Tandem's bytes replicated so far, -1 for other managers
+ * @param replicationFailures Tandem's acknowledgement timeouts plus send failures so far, -1 for other managers
+ * @param failureLines log lines reporting a failure so far (see {@link BenchNode#failureLines()})
+ * @param throttledPeriods CFS periods in which the node ran out of quota so far, -1 without a cgroup
+ */
+record NodeSnapshot(long cpuNanos, long bytesReplicated, long replicationFailures, long failureLines, long throttledPeriods) {
+
+  static NodeSnapshot of(BenchNode node, CpuCap cap, String group) throws IOException, InterruptedException {
+    Map<String, String> figures = node.figures();
+    return new NodeSnapshot(node.cpuNanos(), counter(figures, "tandem.BytesReplicated"),
+        sum(counter(figures, "tandem.AckTimeouts"), counter(figures, "tandem.SendFailures")), node.failureLines(),
+        cap.throttledPeriods(group));
+  }
+
+  private static long counter(Map<String, String> figures, String name) {
+    String value = figures.get(name);
+    return value == null ? -1 : Long.parseLong(value);
+  }
+
+  private static long sum(long a, long b) {
+    return a < 0 || b < 0 ? -1 : a + b;
+  }
+
+  /** What happened between {@code earlier} and this snapshot; unknown (-1) stays unknown. */
+  NodeSnapshot since(NodeSnapshot earlier) {
+    return new NodeSnapshot(delta(cpuNanos, earlier.cpuNanos), delta(bytesReplicated, earlier.bytesReplicated),
+        delta(replicationFailures, earlier.replicationFailures), delta(failureLines, earlier.failureLines),
+        delta(throttledPeriods, earlier.throttledPeriods));
+  }
+
+  /** The two nodes' deltas together. */
+  NodeSnapshot plus(NodeSnapshot other) {
+    return new NodeSnapshot(sum(cpuNanos, other.cpuNanos), sum(bytesReplicated, other.bytesReplicated),
+        sum(replicationFailures, other.replicationFailures), sum(failureLines, other.failureLines),
+        sum(throttledPeriods, other.throttledPeriods));
+  }
+
+  private static long delta(long now, long before) {
+    return now < 0 || before < 0 ? -1 : now - before;
+  }
+}

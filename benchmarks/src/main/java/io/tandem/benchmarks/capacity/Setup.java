@@ -1,0 +1,96 @@
+package io.tandem.benchmarks.capacity;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One way of running the two nodes that the benchmark compares: no replication, Tandem in one scope and mode, or one
+ * of Tomcat's own cluster managers. Every setup runs the same Tomcat distribution, application and CPU cap; only the
+ * session manager (and, for Tomcat's managers, the {@code <Cluster>} they need) differs.
+ *
+ * @param name stable identifier, used on the command line and in the results
+ * @param kind which family of manager
+ * @param scope Tandem's replication scope, or null for the other kinds
+ * @param mode Tandem's replication mode (SYNC or ASYNC), or null for the other kinds
+ */
+public record Setup(String name, Kind kind, String scope, String mode) {
+
+  /** The families of session manager the benchmark knows how to install. */
+  public enum Kind {
+    /** {@code StandardManager}: sessions live on one node only. The control every ratio is taken against. */
+    NO_REPLICATION,
+    /** Tandem's {@code TandemManager} with one buddy per session. */
+    TANDEM,
+    /** Tomcat's {@code BackupManager}: one backup per session through Tribes. */
+    TOMCAT_BACKUP,
+    /** Tomcat's {@code DeltaManager}: every session copied to every node through Tribes. */
+    TOMCAT_DELTA
+  }
+
+  public static final List<String> SCOPES = List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE");
+  public static final List<String> MODES = List.of("SYNC", "ASYNC");
+  public static final Setup CONTROL = new Setup("no-replication", Kind.NO_REPLICATION, null, null);
+  public static final Setup BACKUP_MANAGER = new Setup("tomcat-backup", Kind.TOMCAT_BACKUP, null, null);
+  public static final Setup DELTA_MANAGER = new Setup("tomcat-delta", Kind.TOMCAT_DELTA, null, null);
+
+  public Setup {
+    boolean tandem = kind == Kind.TANDEM;
+    if (tandem != (scope != null) || tandem != (mode != null)) {
+      throw new IllegalArgumentException("setup " + name + ": scope and mode are given for Tandem setups only");
+    }
+    if (tandem && (!SCOPES.contains(scope) || !MODES.contains(mode))) {
+      throw new IllegalArgumentException("setup " + name + ": scope " + scope + " must be one of " + SCOPES
+          + " and mode " + mode + " one of " + MODES);
+    }
+  }
+
+  public static Setup tandem(String scope, String mode) {
+    return new Setup("tandem-" + scope.toLowerCase(Locale.ROOT).replace('_', '-') + "-" + mode.toLowerCase(Locale.ROOT),
+        Kind.TANDEM, scope, mode);
+  }
+
+  /** Every setup of the full run, the control first. */
+  public static List<Setup> all() {
+    List<Setup> all = new ArrayList<>();
+    all.add(CONTROL);
+    for (String scope : SCOPES) {
+      for (String mode : MODES) {
+        all.add(tandem(scope, mode));
+      }
+    }
+    all.add(BACKUP_MANAGER);
+    all.add(DELTA_MANAGER);
+    return List.copyOf(all);
+  }
+
+  /** The setup of that name, or an error listing the names there are. */
+  public static Setup named(String name) {
+    for (Setup setup : all()) {
+      if (setup.name.equals(name)) {
+        return setup;
+      }
+    }
+    throw new IllegalArgumentException("unknown setup '" + name + "'; the setups are "
+        + all().stream().map(Setup::name).toList());
+  }
+
+  public boolean isControl() {
+    return kind == Kind.NO_REPLICATION;
+  }
+
+  /** Whether the nodes replicate at all, so failed replication can be counted. */
+  public boolean replicates() {
+    return kind != Kind.NO_REPLICATION;
+  }
+
+  /** A short human label for tables and charts. */
+  public String label() {
+    return switch (kind) {
+      case NO_REPLICATION -> "no replication";
+      case TANDEM -> "Tandem " + scope + " " + mode;
+      case TOMCAT_BACKUP -> "Tomcat BackupManager";
+      case TOMCAT_DELTA -> "Tomcat DeltaManager";
+    };
+  }
+}

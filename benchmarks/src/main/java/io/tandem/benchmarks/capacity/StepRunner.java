@@ -1,0 +1,79 @@
+package io.tandem.benchmarks.capacity;
+
+import io.tandem.benchmarks.load.LoadDriver;
+import io.tandem.benchmarks.load.LoadProfile;
+import io.tandem.benchmarks.load.StepResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs load steps on one started pair and judges them. The nodes' counters are read when the driver's measured window
+ * opens and when it closes, so the warm-up's CPU and replication do not count.
+ *
+ * <p>Implementation notes: one step at a time, from the benchmark's main thread; the snapshots are taken on a
+ * scheduler thread of its own.
+ */
+final class StepRunner {
+
+  private final NodePair pair;
+  private final CpuCap cap;
+  private final String groupPrefix;
+  private final LoadDriver driver;
+  private final Duration budget;
+  private final int repeat;
+
+  StepRunner(NodePair pair, CpuCap cap, String groupPrefix, LoadDriver driver, Duration budget, int repeat) {
+    this.pair = pair;
+    this.cap = cap;
+    this.groupPrefix = groupPrefix;
+    this.driver = driver;
+    this.budget = budget;
+    this.repeat = repeat;
+  }
+
+  /** Runs {@code profile} against {@code page} of both nodes and judges it. */
+  StepRecord run(String phase, LoadProfile profile, String page) throws Exception {
+    ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "tandem-bench-snapshot");
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      long windowOpens = profile.warmUp().toNanos();
+      long windowCloses = windowOpens + profile.window().toNanos();
+      ScheduledFuture<List<NodeSnapshot>> before = clock.schedule(this::snapshot, windowOpens, TimeUnit.NANOSECONDS);
+      ScheduledFuture<List<NodeSnapshot>> after = clock.schedule(this::snapshot, windowCloses, TimeUnit.NANOSECONDS);
+      StepResult result = driver.run(profile, pair.targets(page));
+      List<NodeSnapshot> deltas = new ArrayList<>();
+      for (int i = 0; i < pair.nodes.size(); i++) {
+        deltas.add(get(after).get(i).since(get(before).get(i)));
+      }
+      return StepRecord.judge(pair.setup.name(), repeat, phase, result, deltas, pair.setup.replicates(), budget, cap,
+          pair.setup.kind() == Setup.Kind.TOMCAT_BACKUP || pair.setup.kind() == Setup.Kind.TOMCAT_DELTA);
+    } finally {
+      clock.shutdownNow();
+    }
+  }
+
+  private List<NodeSnapshot> snapshot() throws Exception {
+    List<NodeSnapshot> snapshots = new ArrayList<>();
+    for (BenchNode node : pair.nodes) {
+      snapshots.add(NodeSnapshot.of(node, cap, groupPrefix + "-" + node.name));
+    }
+    return snapshots;
+  }
+
+  private static List<NodeSnapshot> get(ScheduledFuture<List<NodeSnapshot>> snapshot) throws Exception {
+    try {
+      return snapshot.get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("could not read the nodes' counters: " + e.getCause(), e.getCause());
+    }
+  }
+}
