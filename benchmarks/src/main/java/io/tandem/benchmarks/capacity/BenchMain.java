@@ -58,10 +58,10 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--window-s", description = "Measured window of each step (default: 30; quick: 8).")
   Integer windowSeconds;
 
-  @Option(names = "--start-users", description = "First step of the U* search (default: 200; quick: 100).")
+  @Option(names = "--start-users", description = "First step of the U* search (default: 400; quick: 100).")
   Integer startUsers;
 
-  @Option(names = "--max-users", description = "Largest step of the U* search (default: ${DEFAULT-VALUE}).", defaultValue = "8000")
+  @Option(names = "--max-users", description = "Largest step of the U* search (default: ${DEFAULT-VALUE}).", defaultValue = "12000")
   int maxUsers;
 
   @Option(names = "--max-steps", description = "Steps of one U* search, coarse and fine (default: 10; quick: 3).")
@@ -117,7 +117,7 @@ public final class BenchMain implements Callable<Integer> {
     }
     Duration warmUp = Duration.ofSeconds(warmUpSeconds != null ? warmUpSeconds : quick ? 3 : 10);
     Duration window = Duration.ofSeconds(windowSeconds != null ? windowSeconds : quick ? 8 : 30);
-    int firstStep = startUsers != null ? startUsers : quick ? 100 : 200;
+    int firstStep = startUsers != null ? startUsers : quick ? 100 : 400;
     LoadProfile profile = LoadProfile.of(firstStep).withPagesPerSession(pages).withAttributeBytes(attributeBytes)
         .withThinkTime(Duration.ofMillis(thinkMillis), LoadProfile.DEFAULT_THINK_JITTER)
         .withTiming(warmUp, window, LoadProfile.DEFAULT_REQUEST_TIMEOUT);

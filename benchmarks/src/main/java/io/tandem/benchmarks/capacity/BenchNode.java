@@ -28,10 +28,13 @@ import java.util.stream.Stream;
 final class BenchNode implements AutoCloseable {
 
   static final String CONTEXT = "/bench";
-  private static final List<String> WEBAPP_FILES = List.of("grow.jsp", "touch.jsp", "stats.jsp", "WEB-INF/web.xml");
+  private static final List<String> WEBAPP_FILES =
+      List.of("grow.jsp", "touch.jsp", "stats.jsp", "reset.jsp", "WEB-INF/web.xml");
   // Every setup gets the same JVM. One processor, as the cap allows about that much; the serial collector, because
-  // a parallel one's threads would only queue for the same quota.
-  private static final String JVM_OPTIONS = "-Xms512m -Xmx512m -XX:+UseSerialGC -XX:ActiveProcessorCount=1";
+  // a parallel one's threads would only queue for the same quota. The heap holds a step of several thousand users:
+  // each keeps about four sessions alive (the one in use, and abandoned ones until they expire), and a replicating
+  // node holds the other node's copies as well; a smaller heap made the nodes GC-bound, not CPU-bound.
+  private static final String JVM_OPTIONS = "-Xms2g -Xmx2g -XX:+UseSerialGC -XX:ActiveProcessorCount=1";
   private static final long CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, fixed at 100 on Linux for /proc
 
   final String name;
@@ -93,7 +96,8 @@ final class BenchNode implements AutoCloseable {
     env.put("JAVA_HOME", System.getProperty("java.home"));
     // The recording is written when Tomcat stops (SIGTERM runs the JVM's shutdown hooks), for `jfr print` or JMC.
     env.put("CATALINA_OPTS", JVM_OPTIONS + (flightRecording
-        ? " -XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + base.resolve("node.jfr") : ""));
+        ? " -XX:FlightRecorderOptions:stackdepth=256 -XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+        + base.resolve("node.jfr") : ""));
     env.remove("CATALINA_PID");
     env.remove("JAVA_OPTS");
     return builder.start();
@@ -135,9 +139,25 @@ final class BenchNode implements AutoCloseable {
     return figures;
   }
 
+  /**
+   * Ends every session on this node through the manager's JMX operations ({@code reset.jsp}); returns what the page
+   * said. Slow on a capped node with thousands of sessions, hence the long timeout.
+   */
+  String endAllSessions() throws IOException, InterruptedException {
+    HttpResponse<String> response = get("/reset.jsp", Duration.ofSeconds(120));
+    if (response.statusCode() != 200) {
+      throw new IOException("Tomcat " + name + " answered " + response.statusCode() + " for reset.jsp: " + response.body());
+    }
+    return response.body().trim();
+  }
+
   private HttpResponse<String> get(String page) throws IOException, InterruptedException {
+    return get(page, Duration.ofSeconds(10));
+  }
+
+  private HttpResponse<String> get(String page, Duration timeout) throws IOException, InterruptedException {
     return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + CONTEXT + page))
-        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        .timeout(timeout).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /** CPU time the node's JVM used so far (user + system), from {@code /proc}; -1 where it cannot be read. */

@@ -93,6 +93,36 @@ final class NodePair implements AutoCloseable {
     }
   }
 
+  /**
+   * Ends every session on both nodes and waits (at most a minute) until neither holds any, so that a step does not
+   * start on the abandoned sessions of an earlier, heavier one: left to expire, they kept an overloaded pair slow
+   * for the next steps and made the search see a capacity that depended on its own history.
+   *
+   * @return what was done, for the progress output
+   */
+  String endAllSessions() throws IOException, InterruptedException {
+    StringBuilder said = new StringBuilder();
+    for (BenchNode node : nodes) {
+      said.append(said.length() == 0 ? "" : ", ").append(node.name).append(": ").append(node.endAllSessions());
+    }
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+    while (activeSessions() > 0) {
+      if (System.nanoTime() > deadline) {
+        return said + "; " + activeSessions() + " sessions still active after 60 s";
+      }
+      Thread.sleep(500);
+    }
+    return said.toString();
+  }
+
+  private long activeSessions() throws IOException, InterruptedException {
+    long active = 0;
+    for (BenchNode node : nodes) {
+      active += Long.parseLong(node.figures().getOrDefault("manager.activeSessions", "0"));
+    }
+    return active;
+  }
+
   /** Where the load driver sends its users: both nodes, users dealt round-robin and sticky. */
   List<Target> targets(String page) {
     return nodes.stream().map(node -> new Target("127.0.0.1", node.httpPort, BenchNode.CONTEXT + "/" + page)).toList();

@@ -37,8 +37,17 @@ final class StepRunner {
     this.repeat = repeat;
   }
 
-  /** Runs {@code profile} against {@code page} of both nodes and judges it. */
+  /**
+   * Runs {@code profile} against {@code page} of both nodes and judges it. A judged step starts on nodes without
+   * sessions ({@link NodePair#endAllSessions()}); the warm-up does not need to.
+   */
   StepRecord run(String phase, LoadProfile profile, String page) throws Exception {
+    if (!phase.equals("warm-up")) {
+      String ended = pair.endAllSessions();
+      if (ended.contains("still active")) {
+        System.getLogger(StepRunner.class.getName()).log(System.Logger.Level.WARNING, "Before a " + phase + " step: " + ended);
+      }
+    }
     ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "tandem-bench-snapshot");
       thread.setDaemon(true);
