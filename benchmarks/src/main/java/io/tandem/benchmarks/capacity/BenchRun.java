@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -114,7 +115,7 @@ final class BenchRun {
     if (settings.nodeWarmUp().isZero()) {
       return;
     }
-    java.time.Duration oneSecond = java.time.Duration.ofSeconds(1);
+    Duration oneSecond = Duration.ofSeconds(1);
     StepRecord grow = runner.run("warm-up", settings.profile().withUsers(settings.search().startUsers())
         .withTiming(settings.nodeWarmUp(), oneSecond, settings.profile().requestTimeout()), "grow.jsp");
     StepRecord touch = runner.run("warm-up", settings.peakProfile()
