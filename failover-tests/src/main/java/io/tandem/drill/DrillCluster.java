@@ -2,7 +2,6 @@ package io.tandem.drill;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -24,6 +24,7 @@ import java.util.stream.IntStream;
  */
 final class DrillCluster implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(150);
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
   private final List<TomcatProcess> nodes;
   private final Set<String> running;
   private final HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(2));
@@ -166,16 +167,24 @@ final class DrillCluster implements AutoCloseable {
     nodes.forEach(TomcatProcess::close);
   }
 
-  /** A free loopback port below the kernel's ephemeral range, so no outgoing connection takes it meanwhile. */
+  /**
+   * A free port below the kernel's ephemeral range, so no outgoing connection takes it meanwhile, never handed out
+   * twice by this process (a cluster names all its ports before any node binds one). Probed on every interface:
+   * Tomcat's connector binds the wildcard address, so a port some other program holds on any interface would leave
+   * a node that never serves.
+   */
   static int freePort() throws IOException {
     for (int attempt = 0; attempt < 200; attempt++) {
       int candidate = ThreadLocalRandom.current().nextInt(20_000, 32_000);
-      try (ServerSocket probe = new ServerSocket(candidate, 1, InetAddress.getLoopbackAddress())) {
+      if (!HANDED_OUT.add(candidate)) {
+        continue;
+      }
+      try (ServerSocket probe = new ServerSocket(candidate, 1)) {
         return probe.getLocalPort();
       } catch (IOException taken) {
         // try another
       }
     }
-    throw new IOException("no free loopback port in 20000..32000 after 200 tries");
+    throw new IOException("no free port in 20000..32000 after 200 tries");
   }
 }

@@ -61,7 +61,8 @@ final class HistoryChecker {
         if (!acked.isEmpty()) {
           sessionsLost++;
           lost += acked.size();
-          example(examples, "account " + account + ": session gone at the end (" + last.kind() + ") with " + acked.size() + " acknowledged writes");
+          example(examples, "account " + account + ": session gone at the end (" + last.kind()
+              + (last.node().isEmpty() ? "" : " from " + last.node()) + ") with " + acked.size() + " acknowledged writes");
         }
         continue;
       }

@@ -109,9 +109,10 @@ final class TomcatProcess implements AutoCloseable {
   void awaitReady(Duration timeout) throws Exception {
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     long deadline = System.nanoTime() + timeout.toNanos();
+    String lastSeen = "no connection";
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("Tomcat " + route + " exited; see " + base.resolve("logs/console.log"));
+        throw new IllegalStateException("Tomcat " + route + " exited; see " + base.resolve("logs/console.log") + errorsLogged());
       }
       try {
         HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(url("/app/status.jsp")))
@@ -119,12 +120,33 @@ final class TomcatProcess implements AutoCloseable {
         if (response.statusCode() == 200) {
           return;
         }
+        lastSeen = "HTTP " + response.statusCode();
       } catch (IOException e) {
-        // not listening yet
+        lastSeen = e.toString(); // not listening yet
       }
       process.waitFor(250, TimeUnit.MILLISECONDS);
     }
-    throw new IllegalStateException("Tomcat " + route + " did not serve the application within " + timeout + "; see " + base.resolve("logs"));
+    throw new IllegalStateException("Tomcat " + route + " did not serve the application on port " + httpPort + " within " + timeout
+        + " (last answer: " + lastSeen + "); see " + base.resolve("logs") + errorsLogged());
+  }
+
+  /** The node's first SEVERE lines, each with the line after it (the exception), so a test report says why. */
+  private String errorsLogged() {
+    try {
+      List<String> lines = Files.readAllLines(base.resolve("logs/console.log"), StandardCharsets.ISO_8859_1);
+      List<String> severe = new java.util.ArrayList<>();
+      for (int i = 0; i < lines.size() && severe.size() < 10; i++) {
+        if (lines.get(i).contains("SEVERE")) {
+          severe.add(lines.get(i));
+          if (i + 1 < lines.size()) {
+            severe.add("  " + lines.get(i + 1));
+          }
+        }
+      }
+      return severe.isEmpty() ? "; it logged nothing SEVERE" : "; it logged:\n  " + String.join("\n  ", severe);
+    } catch (IOException e) {
+      return "; its log could not be read: " + e.getMessage();
+    }
   }
 
   /** What Tomcat printed so far (its console, where Tandem's JULI logging goes too), over every run of this node. */

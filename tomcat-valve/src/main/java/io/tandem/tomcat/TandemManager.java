@@ -68,6 +68,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   private boolean valveInstalled;
   private volatile ReplicationMBean figures;
   private volatile javax.management.ObjectName figuresName;
+  private final SessionTakeovers takeovers = new SessionTakeovers();
   private final Map<Principal, Blob> principalCache = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
   /** Records any {@code <Manager>} attribute Tomcat has no setter for; validation happens at start. */
@@ -262,15 +263,17 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       return null;
     }
     String base = stripRoute(id);
-    Session local = super.findSession(id);
-    if (local == null) {
-      for (Session candidate : sessions.values()) {
-        if (stripRoute(candidate.getIdInternal()).equals(base)) {
-          local = candidate;
-          break;
-        }
-      }
+    Session local = localSession(id, base);
+    if (local != null && engine.owns(base)) {
+      return local;
     }
+    return takeovers.once(base, () -> takeOver(id, base));
+  }
+
+  /** Runs alone for its session id (see {@link SessionTakeovers}). */
+  private Session takeOver(String id, String base) throws IOException {
+    // Looked up again: a takeover that ended while this request waited to start its own may have brought it in.
+    Session local = localSession(id, base);
     if (local != null && engine.owns(base)) {
       return local;
     }
@@ -283,6 +286,20 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       return null;
     }
     return materialize(base, snapshot.get());
+  }
+
+  /** This node's Tomcat session of {@code base}, whatever jvmRoute suffix {@code id} or the session carries. */
+  private Session localSession(String id, String base) throws IOException {
+    Session local = super.findSession(id);
+    if (local != null) {
+      return local;
+    }
+    for (Session candidate : sessions.values()) {
+      if (stripRoute(candidate.getIdInternal()).equals(base)) {
+        return candidate;
+      }
+    }
+    return null;
   }
 
   private synchronized Session materialize(String base, SessionSnapshot snapshot) throws IOException {

@@ -380,6 +380,12 @@ public final class ReplicationEngine implements AutoCloseable {
    */
   public Optional<SessionSnapshot> acquire(String id) {
     Optional<SessionSnapshot> here = promoteAdopted(id);
+    if (here.isEmpty() && owned.get(id).isPresent()) {
+      // Owned here and attached already (another request of the container brought it in a moment ago): the cluster
+      // must not be asked, it would answer with this node's own copy at its buddy, and migrating that in would drop
+      // the buddy's copy and refuse this node's next update of it.
+      return Optional.empty();
+    }
     // Taking over the local backup at a higher epoch is safe even if its owner still runs: in SYNC mode the backup
     // holds every acknowledged change, and the owner's next write is refused (fenced). After a pause or partition,
     // though, a backup held here may be older than the cluster's copy: ask first.

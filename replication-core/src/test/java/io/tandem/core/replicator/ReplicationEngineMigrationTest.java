@@ -56,6 +56,23 @@ class ReplicationEngineMigrationTest {
   }
 
   @Test
+  void acquire_ofASessionThisNodeOwnsAlready_asksNobody_andItsBuddyKeepsTheCopy() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = c.node("n1");
+    owner.create("s1");
+    owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+
+    // A second request of the container racing the one that just brought the session in asks for it again.
+    assertThat(owner.engine.acquire("s1")).isEmpty();
+
+    assertThat(c.node("n2").backup("s1")).as("the buddy's copy is not migrated away").contains(Map.of("a", 1));
+    assertThat(owner.request("s1", (s, reads) -> s.setAttribute("a", 2))).isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(owner.listener.fenced).isEmpty();
+    assertThat(c.node("n2").backup("s1")).contains(Map.of("a", 2));
+  }
+
+  @Test
   void acquire_whileTheOwnerHangs_waitsUntilItIsDeclaredDead_andTheOwnersLaterWriteIsRefused() throws Exception {
     EngineCluster c = start();
     EngineCluster.Node owner = c.node("n1");
