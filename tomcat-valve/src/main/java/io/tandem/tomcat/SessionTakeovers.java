@@ -1,6 +1,7 @@
 package io.tandem.tomcat;
 
 import java.io.IOException;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -17,24 +18,36 @@ import org.apache.catalina.Session;
  * thread that put an entry removes it when its takeover ends, so an entry never outlives its takeover.
  */
 final class SessionTakeovers {
-  /** Finds or brings in the session; null when it exists nowhere. */
-  interface Takeover {
-    Session run() throws IOException;
+  /**
+   * What a takeover gave: the session; or none, and why when the session may exist but could not be brought in
+   * now (the request must then be retried rather than run with a new, empty session).
+   */
+  record Result(Session session, Optional<String> unavailable) {
+    static final Result NOWHERE = new Result(null, Optional.empty());
+
+    static Result found(Session session) {
+      return new Result(session, Optional.empty());
+    }
   }
 
-  private final ConcurrentHashMap<String, CompletableFuture<Session>> running = new ConcurrentHashMap<>();
+  /** Finds or brings in the session. */
+  interface Takeover {
+    Result run() throws IOException;
+  }
 
-  /** Runs {@code takeover} for {@code baseId}, or waits for the one already running and returns its session. */
-  Session once(String baseId, Takeover takeover) throws IOException {
-    CompletableFuture<Session> mine = new CompletableFuture<>();
-    CompletableFuture<Session> theirs = running.putIfAbsent(baseId, mine);
+  private final ConcurrentHashMap<String, CompletableFuture<Result>> running = new ConcurrentHashMap<>();
+
+  /** Runs {@code takeover} for {@code baseId}, or waits for the one already running and returns its result. */
+  Result once(String baseId, Takeover takeover) throws IOException {
+    CompletableFuture<Result> mine = new CompletableFuture<>();
+    CompletableFuture<Result> theirs = running.putIfAbsent(baseId, mine);
     if (theirs != null) {
       return await(baseId, theirs);
     }
     try {
-      Session session = takeover.run();
-      mine.complete(session);
-      return session;
+      Result result = takeover.run();
+      mine.complete(result);
+      return result;
     } catch (IOException | RuntimeException | Error e) {
       mine.completeExceptionally(e);
       throw e;
@@ -48,7 +61,7 @@ final class SessionTakeovers {
     return running.size();
   }
 
-  private static Session await(String baseId, CompletableFuture<Session> takeover) throws IOException {
+  private static Result await(String baseId, CompletableFuture<Result> takeover) throws IOException {
     try {
       return takeover.get();
     } catch (InterruptedException e) {

@@ -9,6 +9,7 @@ import io.tandem.core.codec.JdkAttributeCodec;
 import io.tandem.core.config.InvalidConfigurationException;
 import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.config.ReplicationConfigParser;
+import io.tandem.core.replicator.Acquisition;
 import io.tandem.core.replicator.Admission;
 import io.tandem.core.replicator.FlushOutcome;
 import io.tandem.core.replicator.ReplicationEngine;
@@ -267,25 +268,41 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     if (local != null && engine.owns(base)) {
       return local;
     }
-    return takeovers.once(base, () -> takeOver(id, base));
+    return takeovers.once(base, () -> takeOver(id, base)).session();
+  }
+
+  /**
+   * Brings in the session {@code requestedId} names before a request for it runs on this node, which does not own
+   * it. Returns why not when the session may exist but cannot be brought in now: the request must then be retried,
+   * not run with a new, empty session in its place. Empty when it was brought in, or exists nowhere.
+   */
+  Optional<String> bringIn(String requestedId) throws IOException {
+    String base = stripRoute(requestedId);
+    return takeovers.once(base, () -> takeOver(requestedId, base)).unavailable();
+  }
+
+  /** Whether the engine owns the session {@code requestedId} names: the common case, one concurrent-map lookup. */
+  boolean owns(String requestedId) {
+    ReplicationEngine running = engine;
+    return running != null && running.owns(stripRoute(requestedId));
   }
 
   /** Runs alone for its session id (see {@link SessionTakeovers}). */
-  private Session takeOver(String id, String base) throws IOException {
+  private SessionTakeovers.Result takeOver(String id, String base) throws IOException {
     // Looked up again: a takeover that ended while this request waited to start its own may have brought it in.
     Session local = localSession(id, base);
     if (local != null && engine.owns(base)) {
-      return local;
+      return SessionTakeovers.Result.found(local);
     }
     if (local instanceof TandemSession stale) {
       // The engine let go of it (fenced) and the listener has not dropped this copy yet: it must not be served.
       stale.detach();
     }
-    Optional<SessionSnapshot> snapshot = engine.acquire(base);
-    if (snapshot.isEmpty()) {
-      return null;
+    Acquisition acquired = engine.acquire(base);
+    if (acquired.snapshot().isPresent()) {
+      return SessionTakeovers.Result.found(materialize(base, acquired.snapshot().get()));
     }
-    return materialize(base, snapshot.get());
+    return new SessionTakeovers.Result(null, acquired.unavailable());
   }
 
   /** This node's Tomcat session of {@code base}, whatever jvmRoute suffix {@code id} or the session carries. */

@@ -7,6 +7,7 @@ import io.tandem.core.replicator.FlushOutcome;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.catalina.Session;
@@ -36,18 +37,21 @@ final class TandemValve extends ValveBase {
       getNext().invoke(request, response);
       return;
     }
-    Admission admission = manager.admit(request.getRequestedSessionId());
+    String requested = request.getRequestedSessionId();
+    Admission admission = manager.admit(requested);
     if (admission.refusal().isPresent()) {
       unavailable(response, admission.refusal().get());
       return;
     }
-    if ((admission.fetchFirst() || manager.holdsBackupOf(request.getRequestedSessionId()))
-        && request.getSessionInternal(false) == null) {
-      // The session exists (here as a backup, or elsewhere) but could not be taken over now, e.g. its owner died
-      // and the membership has not said so yet. Running without it would hand the application a new, empty
-      // session in its place; a retry in a moment finds it.
-      unavailable(response, "session " + request.getRequestedSessionId() + " could not be fetched from the cluster; retry");
-      return;
+    if (requested != null && !manager.owns(requested)) {
+      Optional<String> notNow = takeOver(request, requested, admission);
+      if (notNow.isPresent()) {
+        // The session exists (here as a backup, or elsewhere) but could not be taken over now, e.g. its owner died
+        // and the membership has not said so yet. Running without it would hand the application a new, empty
+        // session in its place; a retry in a moment finds it.
+        unavailable(response, notNow.get());
+        return;
+      }
     }
     reroute(request);
     RequestReads.begin();
@@ -83,6 +87,21 @@ final class TandemValve extends ValveBase {
     response.reset();
     response.setHeader("Retry-After", "1");
     response.sendError(HttpServletResponse.SC_SERVICE_UNAVAILABLE, "Tandem: " + why);
+  }
+
+  /** Brings in a session this node does not own before the request runs; why not when it must be retried. */
+  private Optional<String> takeOver(Request request, String requested, Admission admission) {
+    boolean exists = admission.fetchFirst() || manager.holdsBackupOf(requested);
+    try {
+      Optional<String> unavailable = manager.bringIn(requested);
+      if (unavailable.isPresent()) {
+        return Optional.of(unavailable.get() + "; retry");
+      }
+    } catch (IOException e) {
+      return Optional.of("session " + requested + " could not be taken over: " + e.getMessage() + "; retry");
+    }
+    return exists && request.getSessionInternal(false) == null
+        ? Optional.of("session " + requested + " could not be fetched from the cluster; retry") : Optional.empty();
   }
 
   /** A session found under another jvmRoute now lives here: give the client the id with this node's route. */

@@ -38,18 +38,18 @@ class SessionTakeoversTest {
       runs.incrementAndGet();
       started.countDown();
       block(release);
-      return taken;
+      return SessionTakeovers.Result.found(taken);
     };
 
-    Future<Session> first = requests.submit(() -> takeovers.once("S1", slow));
+    Future<SessionTakeovers.Result> first = requests.submit(() -> takeovers.once("S1", slow));
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-    Future<Session> second = waitingFor("S1", slow);
-    Future<Session> third = waitingFor("S1", slow);
+    Future<SessionTakeovers.Result> second = waitingFor("S1", slow);
+    Future<SessionTakeovers.Result> third = waitingFor("S1", slow);
     release.countDown();
 
-    assertThat(first.get(10, TimeUnit.SECONDS)).isSameAs(taken);
-    assertThat(second.get(10, TimeUnit.SECONDS)).isSameAs(taken);
-    assertThat(third.get(10, TimeUnit.SECONDS)).isSameAs(taken);
+    assertThat(first.get(10, TimeUnit.SECONDS).session()).isSameAs(taken);
+    assertThat(second.get(10, TimeUnit.SECONDS).session()).isSameAs(taken);
+    assertThat(third.get(10, TimeUnit.SECONDS).session()).isSameAs(taken);
     assertThat(runs).hasValue(1);
     assertThat(takeovers.inProgress()).isZero();
   }
@@ -60,14 +60,14 @@ class SessionTakeoversTest {
     SessionTakeovers.Takeover meetTheOther = () -> {
       bothRunning.countDown();
       block(bothRunning);
-      return new StandardSession(new StandardManager());
+      return SessionTakeovers.Result.found(new StandardSession(new StandardManager()));
     };
 
-    Future<Session> a = requests.submit(() -> takeovers.once("A", meetTheOther));
-    Future<Session> b = requests.submit(() -> takeovers.once("B", meetTheOther));
+    Future<SessionTakeovers.Result> a = requests.submit(() -> takeovers.once("A", meetTheOther));
+    Future<SessionTakeovers.Result> b = requests.submit(() -> takeovers.once("B", meetTheOther));
 
-    assertThat(a.get(15, TimeUnit.SECONDS)).isNotNull();
-    assertThat(b.get(15, TimeUnit.SECONDS)).isNotNull();
+    assertThat(a.get(15, TimeUnit.SECONDS).session()).isNotNull();
+    assertThat(b.get(15, TimeUnit.SECONDS).session()).isNotNull();
   }
 
   @Test
@@ -79,9 +79,9 @@ class SessionTakeoversTest {
       block(release);
       throw new IOException("peer n3 unreachable");
     };
-    Future<Session> first = requests.submit(() -> takeovers.once("S1", failing));
+    Future<SessionTakeovers.Result> first = requests.submit(() -> takeovers.once("S1", failing));
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-    Future<Session> waiter = waitingFor("S1", () -> null);
+    Future<SessionTakeovers.Result> waiter = waitingFor("S1", () -> SessionTakeovers.Result.NOWHERE);
     release.countDown();
 
     assertThatThrownBy(() -> first.get(10, TimeUnit.SECONDS)).hasRootCauseMessage("peer n3 unreachable");
@@ -89,13 +89,13 @@ class SessionTakeoversTest {
         .hasMessageContaining("taking over session S1 failed in another request")
         .hasRootCauseMessage("peer n3 unreachable");
     Session later = new StandardSession(new StandardManager());
-    assertThat(takeovers.once("S1", () -> later)).isSameAs(later);
+    assertThat(takeovers.once("S1", () -> SessionTakeovers.Result.found(later)).session()).isSameAs(later);
   }
 
   /** A request for {@code id} submitted now, returned once its thread is blocked waiting for the running takeover. */
-  private Future<Session> waitingFor(String id, SessionTakeovers.Takeover takeover) {
+  private Future<SessionTakeovers.Result> waitingFor(String id, SessionTakeovers.Takeover takeover) {
     AtomicReference<Thread> thread = new AtomicReference<>();
-    Future<Session> request = requests.submit(() -> {
+    Future<SessionTakeovers.Result> request = requests.submit(() -> {
       thread.set(Thread.currentThread());
       return takeovers.once(id, takeover);
     });

@@ -6,7 +6,9 @@ import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,12 +32,20 @@ final class Locator {
     this.ackTimeout = ackTimeout;
   }
 
-  /** The answers that came within the ack timeout, by member; members that failed or stayed silent are absent. */
-  Map<NodeId, Message.LocateReply> ask(String id) {
+  /**
+   * What the members said.
+   *
+   * @param replies the answers that came within the ack timeout, by member
+   * @param silent the members that failed to answer or stayed silent
+   */
+  record Answers(Map<NodeId, Message.LocateReply> replies, Set<NodeId> silent) {}
+
+  Answers ask(String id) {
     MembershipView current = view.get();
     Map<NodeId, Message.LocateReply> answers = new LinkedHashMap<>();
+    Set<NodeId> silent = new LinkedHashSet<>();
     if (current == null) {
-      return answers;
+      return new Answers(answers, silent);
     }
     Map<NodeId, CompletableFuture<Message>> asked = new LinkedHashMap<>();
     for (NodeId member : current.memberIds()) {
@@ -49,14 +59,18 @@ final class Locator {
         Message answer = reply.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         if (answer instanceof Message.LocateReply found) {
           answers.put(reply.getKey(), found);
+        } else {
+          silent.add(reply.getKey());
         }
       } catch (ExecutionException | TimeoutException e) {
-        // that member does not count
+        silent.add(reply.getKey());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return answers;
+        silent.addAll(asked.keySet());
+        silent.removeAll(answers.keySet());
+        return new Answers(answers, silent);
       }
     }
-    return answers;
+    return new Answers(answers, silent);
   }
 }

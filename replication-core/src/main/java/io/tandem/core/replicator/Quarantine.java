@@ -129,7 +129,7 @@ final class Quarantine {
 
   private Admission confirm(OwnedSession session) {
     String id = session.id();
-    Map<NodeId, Message.LocateReply> replies = locator.ask(id);
+    Map<NodeId, Message.LocateReply> replies = locator.ask(id).replies();
     if (replies.isEmpty()) {
       return Admission.refused("node " + local.value() + " was paused or cut off and no other member answers whether session " + id + " moved on");
     }

@@ -376,15 +376,17 @@ public final class ReplicationEngine implements AutoCloseable {
    * The bytes of a session wherever it is in the cluster: promoted locally when this node holds it, otherwise
    * located (every member is asked who holds it) and migrated in from its owner, or from its backup when no owner
    * answers. This node owns it afterwards at a higher epoch; the former holder lets go. Blocks the calling request
-   * thread for at most two ack timeouts.
+   * thread for at most two ack timeouts. A session some member holds but would not or could not hand over, or that
+   * a silent member may hold, is reported unavailable rather than absent, so that no request is handed a new, empty
+   * session in its place.
    */
-  public Optional<SessionSnapshot> acquire(String id) {
+  public Acquisition acquire(String id) {
     Optional<SessionSnapshot> here = promoteAdopted(id);
     if (here.isEmpty() && owned.get(id).isPresent()) {
       // Owned here and attached already (another request of the container brought it in a moment ago): the cluster
       // must not be asked, it would answer with this node's own copy at its buddy, and migrating that in would drop
       // the buddy's copy and refuse this node's next update of it.
-      return Optional.empty();
+      return Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value());
     }
     // Taking over the local backup at a higher epoch is safe even if its owner still runs: in SYNC mode the backup
     // holds every acknowledged change, and the owner's next write is refused (fenced). After a pause or partition,
@@ -393,11 +395,12 @@ public final class ReplicationEngine implements AutoCloseable {
       here = promoteBackup(id);
     }
     if (here.isPresent()) {
-      return here;
+      return Acquisition.found(here.get());
     }
+    Locator.Answers answers = locator.ask(id);
     NodeId holder = null;
     Message.LocateReply best = null;
-    for (Map.Entry<NodeId, Message.LocateReply> reply : locator.ask(id).entrySet()) {
+    for (Map.Entry<NodeId, Message.LocateReply> reply : answers.replies().entrySet()) {
       Message.LocateReply found = reply.getValue();
       if (found.holding() != Message.LocateReply.Holding.NONE && (best == null || better(found, best))) {
         best = found;
@@ -405,30 +408,36 @@ public final class ReplicationEngine implements AutoCloseable {
       }
     }
     if (holder == null) {
-      return Optional.empty();
+      return answers.silent().isEmpty() ? Acquisition.NOWHERE : Acquisition.unavailable("session " + id
+          + " is held by no member that answered, and " + answers.silent() + " did not answer within " + config.ackTimeout());
     }
-    long newEpoch = best.epoch() + 1;
+    return migrateIn(id, holder, best.epoch() + 1);
+  }
+
+  private Acquisition migrateIn(String id, NodeId holder, long newEpoch) {
+    String failed = "session " + id + " could not be migrated from " + holder.value() + ": ";
     try {
       Message answer = transport.request(holder, new Message.Migrate(id, local, newEpoch)).get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
       if (!(answer instanceof Message.FullSession full)) {
         log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + answer);
-        return Optional.empty();
+        return Acquisition.unavailable(failed + answer);
       }
       SessionSnapshot moved = full.snapshot();
       OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
       if (!owned.add(session)) {
-        return promote(id);
+        return promote(id).map(Acquisition::found)
+            .orElseGet(() -> Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value()));
       }
       counters.sessionsMigratedIn.increment();
       stateTransfer.enqueue(session);
       LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
-      return Optional.of(session.snapshot(rules));
+      return Acquisition.found(session.snapshot(rules));
     } catch (ExecutionException | TimeoutException e) {
       log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + e);
-      return Optional.empty();
+      return Acquisition.unavailable(failed + e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Optional.empty();
+      return Acquisition.unavailable(failed + "interrupted");
     }
   }
 
@@ -442,6 +451,13 @@ public final class ReplicationEngine implements AutoCloseable {
   /** Another member asked for a session: hand it over at the new epoch and let go of it here. */
   private Message migrateOut(NodeId requester, Message.Migrate move) {
     String id = move.sessionId();
+    MembershipView current = view;
+    if (current == null || !current.contains(requester)) {
+      // A node the membership dropped (it was paused or cut off, and has not noticed yet) would hold the session
+      // where no member can find it or back it up: a request elsewhere would then get a new, empty session.
+      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is not handed to " + requester.value()
+          + ", which is not a member of " + local.value() + "'s view " + current);
+    }
     Optional<OwnedSession> mine = owned.get(id);
     SessionSnapshot snapshot;
     if (mine.isPresent() && quarantine.isSuspect(id)) {
@@ -460,7 +476,6 @@ public final class ReplicationEngine implements AutoCloseable {
         transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED));
       }
     } else {
-      MembershipView current = view;
       Optional<NodeId> liveOwner = backups.entry(id).map(BackupStore.BackupEntry::owner)
           .filter(owner -> current != null && current.contains(owner) && !owner.equals(requester));
       if (liveOwner.isPresent()) {

@@ -40,7 +40,7 @@ class ReplicationEngineMigrationTest {
     await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
 
     EngineCluster.Node n3 = c.node("n3");
-    var acquired = n3.engine.acquire("s1");
+    var acquired = n3.engine.acquire("s1").snapshot();
 
     assertThat(acquired.map(n3::decode)).contains(Map.of("cart", "book"));
     assertThat(acquired.orElseThrow().epoch()).isEqualTo(2);
@@ -63,12 +63,38 @@ class ReplicationEngineMigrationTest {
     owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
     await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
 
-    // A second request of the container racing the one that just brought the session in asks for it again.
-    assertThat(owner.engine.acquire("s1")).isEmpty();
+    // A second request of the container, racing the one that just brought the session in, asks for it again.
+    Acquisition again = owner.engine.acquire("s1");
+
+    assertThat(again.snapshot()).isEmpty();
+    assertThat(again.unavailable()).hasValueSatisfying(why -> assertThat(why).contains("just taken over"));
 
     assertThat(c.node("n2").backup("s1")).as("the buddy's copy is not migrated away").contains(Map.of("a", 1));
     assertThat(owner.request("s1", (s, reads) -> s.setAttribute("a", 2))).isEqualTo(FlushOutcome.REPLICATED);
     assertThat(owner.listener.fenced).isEmpty();
+    assertThat(c.node("n2").backup("s1")).contains(Map.of("a", 2));
+  }
+
+  @Test
+  void aNodeTheMembershipDropped_isNotHandedASession_whichStaysWithItsOwner() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = c.node("n1");
+    owner.create("s1");
+    owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    // n3 was dropped from the others' view (paused or cut off) and has not heard so: it still reaches them.
+    c.cluster.crash(new NodeId("n3"));
+    await().atMost(AWAIT).until(() -> !owner.engine.members().contains(new NodeId("n3")));
+
+    Acquisition refused = c.node("n3").engine.acquire("s1");
+
+    assertThat(refused.snapshot()).isEmpty();
+    assertThat(refused.unavailable()).as("the session exists: the request must be retried, not given a new session")
+        .hasValueSatisfying(why -> assertThat(why).contains("not a member of"));
+
+    assertThat(owner.engine.owns("s1")).isTrue();
+    assertThat(owner.listener.fenced).isEmpty();
+    assertThat(owner.request("s1", (s, reads) -> s.setAttribute("a", 2))).isEqualTo(FlushOutcome.REPLICATED);
     assertThat(c.node("n2").backup("s1")).contains(Map.of("a", 2));
   }
 
@@ -82,13 +108,15 @@ class ReplicationEngineMigrationTest {
     c.network.hang(new NodeId("n1"));
     EngineCluster.Node n3 = c.node("n3");
 
-    assertThat(n3.engine.acquire("s1")).as("nobody takes a session whose owner is still a member").isEmpty();
+    Acquisition whileHung = n3.engine.acquire("s1");
+    assertThat(whileHung.snapshot()).as("nobody takes a session whose owner is still a member").isEmpty();
+    assertThat(whileHung.unavailable()).as("the session exists: the request must be retried").isPresent();
     assertThat(c.node("n2").backup("s1")).as("the backup is not given away while its owner may still write").isPresent();
 
     c.cluster.crash(new NodeId("n1")); // failure detection declares it dead; the hung node itself hears nothing
     AtomicReference<Optional<SessionSnapshot>> taken = new AtomicReference<>(Optional.empty());
     await().atMost(AWAIT).until(() -> {
-      taken.set(n3.engine.acquire("s1"));
+      taken.set(n3.engine.acquire("s1").snapshot());
       return taken.get().isPresent();
     });
     assertThat(taken.get().map(n3::decode)).contains(Map.of("a", 1));
@@ -102,9 +130,20 @@ class ReplicationEngineMigrationTest {
   }
 
   @Test
+  void acquire_ofASessionNobodyAnsweringHolds_whileAMemberIsSilent_isUnavailableNotAbsent() throws Exception {
+    EngineCluster c = start();
+    c.network.hang(new NodeId("n1"));
+
+    Acquisition acquired = c.node("n3").engine.acquire("maybe-on-n1");
+
+    assertThat(acquired.snapshot()).isEmpty();
+    assertThat(acquired.unavailable()).hasValueSatisfying(why -> assertThat(why).contains("[n1] did not answer"));
+  }
+
+  @Test
   void acquire_unknownSession_isEmpty() throws Exception {
     EngineCluster c = start();
 
-    assertThat(c.node("n3").engine.acquire("nobody-has-it")).isEmpty();
+    assertThat(c.node("n3").engine.acquire("nobody-has-it")).isEqualTo(Acquisition.NOWHERE);
   }
 }
