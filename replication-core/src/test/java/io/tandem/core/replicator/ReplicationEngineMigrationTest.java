@@ -58,10 +58,7 @@ class ReplicationEngineMigrationTest {
   @Test
   void acquire_ofASessionThisNodeOwnsAlready_asksNobody_andItsBuddyKeepsTheCopy() throws Exception {
     EngineCluster c = start();
-    EngineCluster.Node owner = c.node("n1");
-    owner.create("s1");
-    owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
-    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    EngineCluster.Node owner = ownerOfS1WithBackupOnN2(c);
 
     // A second request of the container, racing the one that just brought the session in, asks for it again.
     Acquisition again = owner.engine.acquire("s1");
@@ -78,10 +75,7 @@ class ReplicationEngineMigrationTest {
   @Test
   void aNodeTheMembershipDropped_isNotHandedASession_whichStaysWithItsOwner() throws Exception {
     EngineCluster c = start();
-    EngineCluster.Node owner = c.node("n1");
-    owner.create("s1");
-    owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
-    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    EngineCluster.Node owner = ownerOfS1WithBackupOnN2(c);
     // n3 was dropped from the others' view (paused or cut off) and has not heard so: it still reaches them.
     c.cluster.crash(new NodeId("n3"));
     await().atMost(AWAIT).until(() -> !owner.engine.members().contains(new NodeId("n3")));
@@ -101,10 +95,7 @@ class ReplicationEngineMigrationTest {
   @Test
   void acquire_whileTheOwnerHangs_waitsUntilItIsDeclaredDead_andTheOwnersLaterWriteIsRefused() throws Exception {
     EngineCluster c = start();
-    EngineCluster.Node owner = c.node("n1");
-    owner.create("s1");
-    owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
-    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    EngineCluster.Node owner = ownerOfS1WithBackupOnN2(c);
     c.network.hang(new NodeId("n1"));
     EngineCluster.Node n3 = c.node("n3");
 
@@ -138,6 +129,15 @@ class ReplicationEngineMigrationTest {
 
     assertThat(acquired.snapshot()).isEmpty();
     assertThat(acquired.unavailable()).hasValueSatisfying(why -> assertThat(why).contains("[n1] did not answer"));
+  }
+
+  /** n1 owns session s1, holding a=1, and n2 holds its backup. */
+  private static EngineCluster.Node ownerOfS1WithBackupOnN2(EngineCluster c) {
+    EngineCluster.Node owner = c.node("n1");
+    owner.create("s1");
+    owner.request("s1", (s, reads) -> s.setAttribute("a", 1));
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    return owner;
   }
 
   @Test
