@@ -386,7 +386,7 @@ public final class ReplicationEngine implements AutoCloseable {
       // Owned here and attached already (another request of the container brought it in a moment ago): the cluster
       // must not be asked, it would answer with this node's own copy at its buddy, and migrating that in would drop
       // the buddy's copy and refuse this node's next update of it.
-      return Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value());
+      return takenOverMeanwhile(id);
     }
     // Taking over the local backup at a higher epoch is safe even if its owner still runs: in SYNC mode the backup
     // holds every acknowledged change, and the owner's next write is refused (fenced). After a pause or partition,
@@ -415,30 +415,35 @@ public final class ReplicationEngine implements AutoCloseable {
   }
 
   private Acquisition migrateIn(String id, NodeId holder, long newEpoch) {
-    String failed = "session " + id + " could not be migrated from " + holder.value() + ": ";
     try {
       Message answer = transport.request(holder, new Message.Migrate(id, local, newEpoch)).get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
       if (!(answer instanceof Message.FullSession full)) {
-        log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + answer);
-        return Acquisition.unavailable(failed + answer);
+        return migrationFailed(id, holder, answer.toString());
       }
       SessionSnapshot moved = full.snapshot();
       OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
       if (!owned.add(session)) {
-        return promote(id).map(Acquisition::found)
-            .orElseGet(() -> Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value()));
+        return promote(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
       }
       counters.sessionsMigratedIn.increment();
       stateTransfer.enqueue(session);
       LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
       return Acquisition.found(session.snapshot(rules));
     } catch (ExecutionException | TimeoutException e) {
-      log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + e);
-      return Acquisition.unavailable(failed + e);
+      return migrationFailed(id, holder, e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Acquisition.unavailable(failed + "interrupted");
+      return migrationFailed(id, holder, "interrupted");
     }
+  }
+
+  private Acquisition migrationFailed(String id, NodeId holder, String why) {
+    log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + why);
+    return Acquisition.unavailable("session " + id + " could not be migrated from " + holder.value() + ": " + why);
+  }
+
+  private Acquisition takenOverMeanwhile(String id) {
+    return Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value());
   }
 
   private static boolean better(Message.LocateReply a, Message.LocateReply b) {
