@@ -17,12 +17,14 @@ import org.HdrHistogram.Recorder;
 final class ReplicationMBean implements ReplicationMXBean {
   private final ReplicationEngine engine;
   private final GrizzlyTransport transport;
+  private final ResponseCounters responses;
   private final Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
   private final Histogram total = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
 
-  ReplicationMBean(ReplicationEngine engine, GrizzlyTransport transport) {
+  ReplicationMBean(ReplicationEngine engine, GrizzlyTransport transport, ResponseCounters responses) {
     this.engine = engine;
     this.transport = transport;
+    this.responses = responses;
   }
 
   void recordFlush(long nanos) {
@@ -151,6 +153,56 @@ final class ReplicationMBean implements ReplicationMXBean {
   @Override
   public long getUnsetMutationsDetected() {
     return stats().unsetMutationsDetected();
+  }
+
+  @Override
+  public long getAttributesNotReplicable() {
+    return stats().attributesNotReplicable();
+  }
+
+  @Override
+  public long getAsyncOverflows() {
+    return stats().asyncOverflows();
+  }
+
+  @Override
+  public long getUnconfirmedWrites() {
+    return stats().unconfirmedWrites();
+  }
+
+  @Override
+  public long getResponses503NotAdmitted() {
+    return responses.notAdmitted.sum();
+  }
+
+  @Override
+  public long getResponses503TakeoverUnavailable() {
+    return responses.takeoverUnavailable.sum();
+  }
+
+  @Override
+  public long getResponses503Fenced() {
+    return responses.fenced.sum();
+  }
+
+  @Override
+  public long getResponses503Unconfirmed() {
+    return responses.unconfirmed.sum();
+  }
+
+  @Override
+  public long getResponses503InvalidationUnconfirmed() {
+    return responses.endUnconfirmed.sum();
+  }
+
+  @Override
+  public long getResponses500NotReplicable() {
+    return responses.notReplicable.sum();
+  }
+
+  @Override
+  public long getResponsesAlreadyCommitted() {
+    return responses.alreadyCommitted.sum();
   }
 
   @Override

@@ -56,6 +56,36 @@ public interface ReplicationMXBean {
 
   long getUnsetMutationsDetected();
 
+  /** Attribute values (and principals) that could not be serialized; in SYNC each one answered 500. Alert on any. */
+  long getAttributesNotReplicable();
+
+  /** ASYNC: updates that found the queue full (the session is re-sent in full later). */
+  long getAsyncOverflows();
+
+  /** SYNC flushes no buddy acknowledged within ackTimeout plus settleTimeout (each a 503). */
+  long getUnconfirmedWrites();
+
+  /** 503 before running: the session is not trusted here after a pause (quarantine). */
+  long getResponses503NotAdmitted();
+
+  /** 503 before running: the session exists but could not be taken over now. */
+  long getResponses503TakeoverUnavailable();
+
+  /** 503: another node took the session over while the request ran; its changes were not kept. */
+  long getResponses503Fenced();
+
+  /** 503: SYNC, no buddy acknowledged the request's changes in time (unknown outcome). */
+  long getResponses503Unconfirmed();
+
+  /** 503: the buddy did not acknowledge the request's invalidation or id change in time (both modes). */
+  long getResponses503InvalidationUnconfirmed();
+
+  /** 500: SYNC, a value the request stored cannot be replicated. */
+  long getResponses500NotReplicable();
+
+  /** One of the above found after the response was already sent (logged; the client saw the application's answer). */
+  long getResponsesAlreadyCommitted();
+
   long getReplicationLatencyP50Micros();
 
   long getReplicationLatencyP90Micros();

@@ -12,6 +12,7 @@ import io.tandem.core.config.ReplicationConfigParser;
 import io.tandem.core.replicator.Acquisition;
 import io.tandem.core.replicator.Admission;
 import io.tandem.core.replicator.FlushOutcome;
+import io.tandem.core.replicator.OwnedSession;
 import io.tandem.core.replicator.ReplicationEngine;
 import io.tandem.core.replicator.ReplicationListener;
 import io.tandem.core.replicator.ReplicationStats;
@@ -34,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.Session;
@@ -62,6 +64,26 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   private volatile ReplicationEngine engine;
   private volatile AttributeCodec codec;
   private volatile JdkAttributeCodec metadataCodec;
+  private volatile ClassFilter filter;
+  private final ClassValue<Optional<String>> refusals = new ClassValue<>() {
+    @Override
+    protected Optional<String> computeValue(Class<?> type) {
+      Class<?> element = type;
+      while (element.isArray()) {
+        element = element.getComponentType();
+      }
+      if (element.isPrimitive()) {
+        return Optional.empty();
+      }
+      if (codecKind() == CodecKind.JDK && !Serializable.class.isAssignableFrom(type)) {
+        return Optional.of("the class is not Serializable (codec jdk)");
+      }
+      return filter.allows(element.getName()) ? Optional.empty()
+          : Optional.of("class " + element.getName() + " is not allowed by the class filter; add it to allowedClasses");
+    }
+  };
+  private final ResponseCounters responses = new ResponseCounters();
+  private final Set<String> principalClassesWarned = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private volatile GrizzlyTransport transport;
   private volatile ClusterSettings cluster;
   private volatile String replicationFilter;
@@ -140,7 +162,11 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     }
     this.cluster = settings;
     this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
-    this.metadataCodec = new JdkAttributeCodec(ClassFilter.of(METADATA_CLASSES), config.codecLimits());
+    this.filter = ClassFilter.of(config.allowedClasses());
+    // A custom or JAAS principal is the application's class like any attribute value: allowedClasses covers it.
+    List<String> metadataClasses = new ArrayList<>(METADATA_CLASSES);
+    metadataClasses.addAll(config.allowedClasses());
+    this.metadataCodec = new JdkAttributeCodec(ClassFilter.of(metadataClasses), config.codecLimits());
     NodeId node = new NodeId(settings.nodeId());
     GrizzlyTransportConfig loopbackDefaults = GrizzlyTransportConfig.loopback(settings.clusterName(), node, settings.sharedSecret(), config.ackTimeout());
     this.transport = new GrizzlyTransport(new GrizzlyTransportConfig(settings.clusterName(), node, settings.bindAddress(),
@@ -170,7 +196,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   }
 
   private void registerFigures(ClusterSettings settings) {
-    figures = new ReplicationMBean(engine, transport);
+    figures = new ReplicationMBean(engine, transport, responses);
     try {
       String path = getContext().getName().isEmpty() ? "/" : getContext().getName();
       figuresName = new javax.management.ObjectName("io.tandem:type=Replication,node="
@@ -221,8 +247,22 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   @Override
   public Session createSession(String sessionId) {
     Session session = super.createSession(sessionId);
-    engine.sessionCreated(stripRoute(session.getIdInternal()), (TandemSession) session);
+    TandemSession tandem = (TandemSession) session;
+    tandem.bind(engine.sessionCreated(stripRoute(session.getIdInternal()), tandem));
     return session;
+  }
+
+  /**
+   * Why a value of this class will not be replicated, judged on its top-level class alone (cached per class): a
+   * value refused here is refused at {@code setAttribute}; a value accepted here may still hold something that
+   * cannot be replicated, which the codec finds at the end of the request.
+   */
+  Optional<String> refusalOf(Object value) {
+    return filter == null ? Optional.empty() : refusals.get(value.getClass());
+  }
+
+  ResponseCounters responses() {
+    return responses;
   }
 
   /**
@@ -345,7 +385,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     }
     session.setId(withRoute(base), false);
     session.activate();
-    engine.attach(base, session);
+    engine.attach(base, session).ifPresent(session::bind);
     log.info("Session [" + base + "] taken over by node [" + cluster.nodeId() + "] (epoch " + (snapshot.epoch()) + ", version " + snapshot.version() + ")");
     return session;
   }
@@ -368,7 +408,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     super.changeSessionId(session, newId, notifySessionListeners, notifyContainerListeners);
     String newBase = stripRoute(newId);
     if (!oldBase.equals(newBase)) {
-      engine.changeId(oldBase, newBase);
+      RequestTracking.mustConfirm(CompletableFuture.completedFuture(engine.changeId(oldBase, newBase)));
     }
   }
 
@@ -386,25 +426,25 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   void attributeChanged(TandemSession session, String name) {
     ReplicationEngine running = engine;
-    if (running != null && session.getIdInternal() != null) {
-      running.attributeChanged(session.baseId(), name);
+    OwnedSession handle = session.handle();
+    if (running != null && handle != null) {
+      running.attributeChanged(handle, name);
     }
   }
 
-  void ended(String base, boolean invalidated) {
+  /** The session ended here; the future completes when the buddy acknowledged it (see the engine). */
+  CompletableFuture<FlushOutcome> ended(String base, boolean invalidated) {
     ReplicationEngine running = engine;
-    if (running != null) {
-      if (invalidated) {
-        running.invalidated(base);
-      } else {
-        running.expired(base);
-      }
+    if (running == null) {
+      return CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED);
     }
+    return invalidated ? running.invalidated(base) : running.expired(base);
   }
 
   FlushOutcome flush(TandemSession session, Set<String> reads) {
     long started = System.nanoTime();
-    FlushOutcome outcome = engine.flush(session.baseId(), reads);
+    OwnedSession handle = session.handle();
+    FlushOutcome outcome = handle != null ? engine.flush(handle, reads) : engine.flush(session.baseId(), reads);
     ReplicationMBean recorder = figures;
     if (recorder != null && outcome != FlushOutcome.NOTHING && outcome != FlushOutcome.NOT_OWNED) {
       recorder.recordFlush(System.nanoTime() - started);
@@ -416,14 +456,23 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     if (principal == null) {
       return null;
     }
-    return principalCache.computeIfAbsent(principal, p -> {
-      try {
-        return metadataCodec.encode(p);
-      } catch (CodecException e) {
-        log.warn("The authenticated principal " + p.getClass().getName() + " is not replicated: " + e.getMessage());
-        return Blob.EMPTY;
+    Blob cached = principalCache.get(principal);
+    if (cached != null) {
+      return cached;
+    }
+    try {
+      Blob encoded = metadataCodec.encode(principal);
+      principalCache.put(principal, encoded);
+      return encoded;
+    } catch (CodecException e) {
+      String why = "the authenticated principal of class [" + principal.getClass().getName()
+          + "] cannot be replicated (add it to allowedClasses): " + e.getMessage();
+      if (principalClassesWarned.add(principal.getClass().getName())) {
+        log.warn("Tandem: " + why); // once per class: every request of such a user is answered 500 in SYNC anyway
       }
-    });
+      RequestTracking.notReplicable(why);
+      return null;
+    }
   }
 
   Optional<Blob> encodeNote(Object note) {
@@ -448,6 +497,11 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
         tandem.detach();
       }
     }
+  }
+
+  @Override
+  public void attributeNotReplicable(String sessionId, String attribute, CodecException cause) {
+    RequestTracking.notReplicable("session attribute [" + attribute + "] cannot be replicated: " + cause.getMessage());
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.tandem.tomcat;
 
+import io.tandem.core.replicator.OwnedSession;
 import io.tandem.core.session.Blob;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSource;
@@ -22,6 +23,12 @@ public class TandemSession extends StandardSession implements SessionSource {
   /** Set when another node owns this session now: it is dropped here without telling the engine. */
   private transient volatile boolean detached;
   private transient volatile boolean invalidating;
+  /**
+   * The engine's handle on this session, set once the engine owns it (at creation or takeover): the flush at the
+   * end of each request goes straight to it, and still finds it, fenced, if another node took the session over
+   * while the request ran.
+   */
+  private transient volatile OwnedSession handle;
 
   TandemSession(TandemManager manager) {
     super(manager);
@@ -33,12 +40,44 @@ public class TandemSession extends StandardSession implements SessionSource {
     return TandemManager.stripRoute(getIdInternal());
   }
 
+  void bind(OwnedSession handle) {
+    this.handle = handle;
+  }
+
+  OwnedSession handle() {
+    return handle;
+  }
+
+  /**
+   * Refuses, where the application sees it, a value whose class Tandem will not replicate, as Tomcat refuses a
+   * non-serializable value in a distributable application; a nested value that cannot be replicated is found at
+   * the end of the request instead (SYNC answers 500 then).
+   */
   @Override
   public void setAttribute(String name, Object value, boolean notify) {
+    if (value != null) {
+      tandem.refusalOf(value).ifPresent(why -> {
+        throw new IllegalArgumentException("Session attribute [" + name + "] of class [" + value.getClass().getName()
+            + "] cannot be replicated by Tandem: " + why);
+      });
+    }
     super.setAttribute(name, value, notify);
     if (value != null) {
       tandem.attributeChanged(this, name);
     }
+  }
+
+  /** Tomcat's own check for distributable applications, answered by the same rule. */
+  @Override
+  public boolean isAttributeDistributable(String name, Object value) {
+    return value == null || tandem.refusalOf(value).isEmpty();
+  }
+
+  /** Tomcat calls this each time a request obtains the session: the request's valve flushes what it records. */
+  @Override
+  public void access() {
+    super.access();
+    RequestTracking.accessed(this);
   }
 
   @Override
@@ -52,7 +91,7 @@ public class TandemSession extends StandardSession implements SessionSource {
 
   @Override
   public Object getAttribute(String name) {
-    RequestReads.record(name);
+    RequestTracking.read(name);
     return super.getAttribute(name);
   }
 
@@ -72,7 +111,7 @@ public class TandemSession extends StandardSession implements SessionSource {
     String base = getIdInternal() == null ? null : baseId();
     super.expire(notify);
     if (tellEngine && base != null) {
-      tandem.ended(base, invalidating);
+      RequestTracking.mustConfirm(tandem.ended(base, invalidating));
     }
   }
 

@@ -8,7 +8,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Optional;
-import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 import org.apache.catalina.Session;
 import org.apache.catalina.connector.Request;
@@ -18,9 +18,12 @@ import org.apache.catalina.valves.ValveBase;
 /**
  * Installed by {@link TandemManager} itself, first in the context's pipeline: re-routes a session found under another node's jvmRoute (the cookie
  * is re-issued so a sticky load balancer follows), tracks the request's attribute reads, and replicates the
- * session when the request ends, or when an async request completes. Answers 503 instead of running the request when
- * the session cannot be trusted here (after a pause, see the engine's admission), and instead of "200 OK" when SYNC
- * replication found the session had moved on and the request's changes were dropped.
+ * sessions the request used when it ends, or when an async request completes. Answers 503 instead of running the
+ * request when the session cannot be trusted here (after a pause, see the engine's admission) or cannot be taken
+ * over now. In SYNC mode it answers instead of the application's response: 503 when the request's changes are not
+ * confirmed on two nodes (another node took the session over, or no buddy acknowledged within the ack and settle
+ * timeouts), 500 when a value the request stored cannot be replicated; in both modes 503 when an invalidation the
+ * request made was not acknowledged by the buddy.
  */
 final class TandemValve extends ValveBase {
   private final TandemManager manager;
@@ -37,11 +40,38 @@ final class TandemValve extends ValveBase {
       getNext().invoke(request, response);
       return;
     }
+    // From the start: Tomcat calls access() on a session the first time the request obtains it, which may be here.
+    RequestTracking.begin();
+    RequestTracking tracked = null;
+    boolean completed = false;
+    try {
+      if (refusedBeforeRunning(request, response)) {
+        return;
+      }
+      reroute(request);
+      getNext().invoke(request, response);
+      completed = true;
+    } finally {
+      tracked = RequestTracking.end();
+      if (completed && request.isAsync()) {
+        request.getAsyncContextInternal().addListener(new FlushOnComplete(tracked));
+      } else {
+        Verdict verdict = replicate(tracked);
+        if (completed) {
+          answer(response, verdict);
+        }
+      }
+    }
+  }
+
+  /** Answers 503 without running the request when the session cannot be used here now; true if it did. */
+  private boolean refusedBeforeRunning(Request request, Response response) throws IOException {
     String requested = request.getRequestedSessionId();
     Admission admission = manager.admit(requested);
     if (admission.refusal().isPresent()) {
+      manager.responses().notAdmitted.increment();
       unavailable(response, admission.refusal().get());
-      return;
+      return true;
     }
     if (requested != null && !manager.owns(requested)) {
       Optional<String> notNow = takeOver(request, requested, admission);
@@ -49,38 +79,62 @@ final class TandemValve extends ValveBase {
         // The session exists (here as a backup, or elsewhere) but could not be taken over now, e.g. its owner died
         // and the membership has not said so yet. Running without it would hand the application a new, empty
         // session in its place; a retry in a moment finds it.
+        manager.responses().takeoverUnavailable.increment();
         unavailable(response, notNow.get());
-        return;
+        return true;
       }
     }
-    reroute(request);
-    RequestReads.begin();
-    boolean async = false;
-    try {
-      getNext().invoke(request, response);
-      async = request.isAsync();
-    } finally {
-      Set<String> reads = RequestReads.end();
-      if (async) {
-        request.getAsyncContextInternal().addListener(new FlushOnComplete(request, reads));
-      } else if (flush(request, reads) == FlushOutcome.FENCED && manager.synchronous()) {
-        refuseLostWrite(request, response);
-      }
-    }
+    return false;
   }
 
   /**
-   * In SYNC mode "200 OK" promises the change survives; a change made on a copy another node had already taken over
-   * is dropped with that copy, so the client must not be told it happened. Once the response is committed it is too
-   * late to say so; the log says it instead.
+   * Replicates every session the request used and waits for what its SYNC contract needs; the verdict says what
+   * the client may be told.
    */
-  private void refuseLostWrite(Request request, Response response) throws IOException {
-    String why = "session " + request.getRequestedSessionId() + " had moved to another node; this request's changes were not kept, retry it";
-    if (response.isCommitted()) {
-      containerLog.warn("Tandem: the response was already sent, but " + why);
+  private Verdict replicate(RequestTracking tracked) {
+    boolean sync = manager.synchronous();
+    Verdict verdict = Verdict.OK;
+    for (TandemSession session : tracked.sessions()) {
+      FlushOutcome outcome = manager.flush(session, tracked.reads());
+      if (sync || outcome == FlushOutcome.FENCED) {
+        verdict = verdict.worst(Verdict.of(outcome, session.baseId()));
+      }
+    }
+    for (CompletableFuture<FlushOutcome> confirmation : tracked.confirmations()) {
+      // Invalidations and id changes stick in both modes; each future completes within the ack timeout.
+      FlushOutcome outcome = confirmation.join();
+      if (!outcome.isConfirmed()) {
+        verdict = verdict.worst(Verdict.endUnconfirmed());
+      }
+    }
+    if (sync && !tracked.notReplicableValues().isEmpty()) {
+      verdict = verdict.worst(Verdict.notReplicable(String.join("; ", tracked.notReplicableValues())));
+    } else if (sync && verdict.kind() == Verdict.Kind.NOT_REPLICABLE) {
+      verdict = Verdict.notReplicable("a session attribute this request set cannot be replicated");
+    }
+    return verdict;
+  }
+
+  /**
+   * "200 OK" in SYNC mode promises the request's changes are on two nodes; when they are not, the client must not
+   * be told they are. Once the response is committed it is too late to say so; the log says it instead.
+   */
+  private void answer(Response response, Verdict verdict) throws IOException {
+    if (verdict.kind() == Verdict.Kind.OK) {
       return;
     }
-    unavailable(response, why);
+    verdict.count(manager.responses());
+    if (response.isCommitted()) {
+      manager.responses().alreadyCommitted.increment();
+      containerLog.warn("Tandem: the response was already sent, but " + verdict.why());
+      return;
+    }
+    if (verdict.kind() == Verdict.Kind.NOT_REPLICABLE) {
+      response.reset();
+      response.sendError(HttpServletResponse.SC_INTERNAL_SERVER_ERROR, "Tandem: " + verdict.why());
+    } else {
+      unavailable(response, verdict.why());
+    }
   }
 
   private static void unavailable(Response response, String why) throws IOException {
@@ -120,26 +174,22 @@ final class TandemValve extends ValveBase {
     }
   }
 
-  private FlushOutcome flush(Request request, Set<String> reads) {
-    Session session = request.getSessionInternal(false);
-    if (session instanceof TandemSession tandem && tandem.isValid()) {
-      return manager.flush(tandem, reads);
-    }
-    return FlushOutcome.NOTHING;
-  }
-
   private final class FlushOnComplete implements AsyncListener {
-    private final Request request;
-    private final Set<String> reads;
+    private final RequestTracking tracked;
 
-    FlushOnComplete(Request request, Set<String> reads) {
-      this.request = request;
-      this.reads = reads;
+    FlushOnComplete(RequestTracking tracked) {
+      this.tracked = tracked;
     }
 
     @Override
     public void onComplete(AsyncEvent event) {
-      flush(request, reads);
+      Verdict verdict = replicate(tracked);
+      if (verdict.kind() != Verdict.Kind.OK) {
+        // An async response is complete before it can be replicated: the log and the counters say so.
+        verdict.count(manager.responses());
+        manager.responses().alreadyCommitted.increment();
+        containerLog.warn("Tandem: an asynchronous request completed, but " + verdict.why());
+      }
     }
 
     @Override

@@ -66,6 +66,11 @@ final class TomcatCluster implements AutoCloseable {
     return response.body();
   }
 
+  /** A request whatever its status, with the cluster's cookies. */
+  HttpResponse<String> send(TomcatNode node, String pathAndQuery) throws Exception {
+    return client.send(HttpRequest.newBuilder(URI.create(node.url(pathAndQuery))).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
   String sessionCookie() {
     return cookies.getCookieStore().getCookies().stream().filter(c -> c.getName().equals("JSESSIONID"))
         .map(HttpCookie::getValue).findFirst().orElse(null);

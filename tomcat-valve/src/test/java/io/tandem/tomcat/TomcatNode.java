@@ -97,6 +97,12 @@ final class TomcatNode implements AutoCloseable {
     }
   }
 
+  /** A value class no test configures in allowedClasses: Tandem must refuse it. */
+  record Unlisted(String value) implements java.io.Serializable {}
+
+  /** Holds {@code /slowset} requests after their write until a test opens it. */
+  static volatile java.util.concurrent.CountDownLatch slowGate = new java.util.concurrent.CountDownLatch(0);
+
   /** {@code /set?name=&value=}, {@code /get?name=}, {@code /list}, {@code /invalidate}, {@code /whoami}. */
   static final class SessionServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
@@ -110,6 +116,31 @@ final class TomcatNode implements AutoCloseable {
           HttpSession session = request.getSession(true);
           session.setAttribute(request.getParameter("name"), request.getParameter("value"));
           response.getWriter().print("ok " + session.getId());
+        }
+        case "/setobj" -> {
+          HttpSession session = request.getSession(true);
+          String value = request.getParameter("value");
+          Object object = switch (request.getParameter("kind")) {
+            case "unlisted" -> new Unlisted(value);
+            case "nested-unlisted" -> new java.util.ArrayList<>(List.of(value, new Unlisted(value)));
+            default -> value;
+          };
+          try {
+            session.setAttribute(request.getParameter("name"), object);
+            response.getWriter().print("ok " + session.getId());
+          } catch (IllegalArgumentException e) {
+            response.sendError(400, "refused: " + e.getMessage());
+          }
+        }
+        case "/slowset" -> {
+          HttpSession session = request.getSession(true);
+          session.setAttribute(request.getParameter("name"), request.getParameter("value"));
+          try {
+            slowGate.await(20, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          response.getWriter().print("ok");
         }
         case "/append" -> {
           HttpSession session = request.getSession(true);

@@ -8,7 +8,9 @@ import java.util.Map;
  *
  * @param cpuNanos CPU time of the node's JVM so far, -1 when unknown
  * @param bytesReplicated Tandem's bytes replicated so far, -1 for other managers
- * @param replicationFailures Tandem's acknowledgement timeouts plus send failures so far, -1 for other managers
+ * @param replicationFailures Tandem's acknowledgement timeouts, send failures and async queue overflows so far, -1
+ *     for other managers: a superset of the 200s whose change was not on two nodes when answered (in SYNC a timeout
+ *     or failure is re-sent and may still end in a 200 that was replicated, or in a 503, which the driver counts)
  * @param failureLines log lines reporting a failure so far (see {@link BenchNode#failureLines()})
  * @param throttledPeriods CFS periods in which the node ran out of quota so far, -1 without a cgroup
  */
@@ -17,7 +19,8 @@ record NodeSnapshot(long cpuNanos, long bytesReplicated, long replicationFailure
   static NodeSnapshot of(BenchNode node, CpuCap cap, String group) throws IOException, InterruptedException {
     Map<String, String> figures = node.figures();
     return new NodeSnapshot(node.cpuNanos(), counter(figures, "tandem.BytesReplicated"),
-        sum(counter(figures, "tandem.AckTimeouts"), counter(figures, "tandem.SendFailures")), node.failureLines(),
+        sum(sum(counter(figures, "tandem.AckTimeouts"), counter(figures, "tandem.SendFailures")),
+            counter(figures, "tandem.AsyncOverflows")), node.failureLines(),
         cap.throttledPeriods(group));
   }
 

@@ -16,7 +16,11 @@ import java.util.Objects;
  *
  * @param scope what a flush sends
  * @param mode whether requests wait for the buddy's ack
- * @param ackTimeout how long a SYNC request waits for the ack before going on (counted and logged)
+ * @param ackTimeout how long a SYNC request waits for one acknowledgement from the buddy
+ * @param settleTimeout SYNC: how long, after its buddy failed to acknowledge (timeout, refusal, lost connection), a
+ *     request keeps re-sending the session to whichever buddy the membership view names, until one acknowledges or
+ *     the view says this node is alone; past it the request is answered 503. Zero answers 503 at the first failure.
+ *     Keep it above the membership's failure detection time, so that a hung buddy leaves the view within it
  * @param codec the attribute serializer
  * @param allowedClasses class patterns (exact, {@code pkg.*}, {@code pkg.**}, or {@code *}) that may be
  *     deserialized besides the built-in safe JDK types; the built-in gadget deny-list always wins
@@ -41,6 +45,7 @@ public record ReplicationConfig(
     ReplicationScope scope,
     ReplicationMode mode,
     Duration ackTimeout,
+    Duration settleTimeout,
     CodecKind codec,
     List<String> allowedClasses,
     CodecLimits codecLimits,
@@ -67,6 +72,10 @@ public record ReplicationConfig(
     allowedClasses = List.copyOf(allowedClasses);
     immutableClasses = List.copyOf(immutableClasses);
     positive(violations, "ackTimeout", ackTimeout);
+    if (settleTimeout == null || settleTimeout.isNegative() || settleTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
+      violations.add("settleTimeout: " + (settleTimeout == null ? null : Units.format(settleTimeout))
+          + " must be between 0s and 1m, such as 5s");
+    }
     positive(violations, "touchLagCap", touchLagCap);
     positive(violations, "tombstoneTtl", tombstoneTtl);
     positive(violations, "maintenanceInterval", maintenanceInterval);
@@ -131,6 +140,7 @@ public record ReplicationConfig(
     out.put("scope", scope.name());
     out.put("mode", mode.name());
     out.put("ackTimeout", Units.format(ackTimeout));
+    out.put("settleTimeout", Units.format(settleTimeout));
     out.put("codec", codec.configName());
     out.put("allowedClasses", String.join(",", allowedClasses));
     out.put("maxValueSize", Integer.toString(codecLimits.maxValueBytes()));
@@ -159,6 +169,7 @@ public record ReplicationConfig(
         .scope(scope)
         .mode(mode)
         .ackTimeout(ackTimeout)
+        .settleTimeout(settleTimeout)
         .codec(codec)
         .allowedClasses(allowedClasses)
         .codecLimits(codecLimits)
@@ -181,6 +192,7 @@ public record ReplicationConfig(
     private ReplicationScope scope = ReplicationScope.MODIFIED_ATTRIBUTE;
     private ReplicationMode mode = ReplicationMode.SYNC;
     private Duration ackTimeout = Duration.ofMillis(500);
+    private Duration settleTimeout = Duration.ofSeconds(5);
     private CodecKind codec = CodecKind.KRYO;
     private List<String> allowedClasses = List.of();
     private CodecLimits codecLimits = CodecLimits.defaults();
@@ -202,6 +214,7 @@ public record ReplicationConfig(
     public Builder scope(ReplicationScope v) { scope = v; return this; }
     public Builder mode(ReplicationMode v) { mode = v; return this; }
     public Builder ackTimeout(Duration v) { ackTimeout = v; return this; }
+    public Builder settleTimeout(Duration v) { settleTimeout = v; return this; }
     public Builder codec(CodecKind v) { codec = v; return this; }
     public Builder allowedClasses(List<String> v) { allowedClasses = v; return this; }
     public Builder codecLimits(CodecLimits v) { codecLimits = v; return this; }
@@ -220,7 +233,7 @@ public record ReplicationConfig(
 
     public ReplicationConfig build() {
       return new ReplicationConfig(
-          scope, mode, ackTimeout, codec, allowedClasses, codecLimits, maxFrameSize, mutationPolicy,
+          scope, mode, ackTimeout, settleTimeout, codec, allowedClasses, codecLimits, maxFrameSize, mutationPolicy,
           immutableClasses, verifyMutations, touchLagCap, asyncQueueCapacity, stateTransferBytesPerSecond,
           stateTransferBatchBytes, tombstoneTtl, orphanGrace, maintenanceInterval, pauseThreshold);
     }

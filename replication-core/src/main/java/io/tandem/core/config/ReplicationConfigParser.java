@@ -19,7 +19,7 @@ public final class ReplicationConfigParser {
   /** The attribute names this parser understands. */
   public static final Set<String> ATTRIBUTES =
       Set.of(
-          "scope", "mode", "ackTimeout", "codec", "allowedClasses", "maxValueSize", "maxFrameSize",
+          "scope", "mode", "ackTimeout", "settleTimeout", "codec", "allowedClasses", "maxValueSize", "maxFrameSize",
           "mutationPolicy", "immutableClasses", "verifyMutations", "touchLagCap", "asyncQueueCapacity",
           "stateTransferRate", "stateTransferBatchSize", "tombstoneTtl", "orphanGrace", "maintenanceInterval",
           "pauseThreshold");
@@ -41,6 +41,7 @@ public final class ReplicationConfigParser {
         case "scope" -> parse(violations, name, value, v -> enumValue(ReplicationScope.class, v), b::scope);
         case "mode" -> parse(violations, name, value, v -> enumValue(ReplicationMode.class, v), b::mode);
         case "ackTimeout" -> parse(violations, name, value, Units::parseDuration, b::ackTimeout);
+        case "settleTimeout" -> parse(violations, name, value, Units::parseDuration, b::settleTimeout);
         case "codec" -> parse(violations, name, value, CodecKind::parse, b::codec);
         case "allowedClasses" -> b.allowedClasses(list(value));
         case "maxValueSize" -> parse(violations, name, value, v -> toInt(Units.parseSize(v)), v -> maxValueSize[0] = v);

@@ -53,11 +53,16 @@ final class FlushRules {
     listener.attributeChangedWithoutSet(sessionId, attribute);
   }
 
-  void reportNotReplicable(String sessionId, String attribute, CodecException cause) {
+  /**
+   * One WARN per attribute name and class per interval (the rest are counted in the message that follows), naming
+   * the session, the attribute, the class and the cause; the counter and the listener see every one.
+   */
+  void reportNotReplicable(String sessionId, String attribute, String className, CodecException cause) {
     counters.attributesNotReplicable.increment();
     log.warn(
-        "not-replicable:" + attribute,
-        "Session [" + sessionId + "] attribute [" + attribute + "] is not replicated: " + cause.getMessage());
+        "not-replicable:" + attribute + ":" + className,
+        "Session [" + sessionId + "] attribute [" + attribute + "] of class [" + className + "] cannot be replicated: "
+            + cause.getMessage());
     listener.attributeNotReplicable(sessionId, attribute, cause);
   }
 }

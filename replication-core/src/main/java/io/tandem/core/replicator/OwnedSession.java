@@ -10,22 +10,32 @@ import io.tandem.core.session.Blob;
 import io.tandem.core.session.PendingChanges;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.Touch;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * The owner's replication state of one session: its epoch and version, what changed since the last flush, and
- * whether the current buddy holds a copy.
+ * The owner's replication state of one session: its epoch and version, what changed since the last flush, whether
+ * the current buddy holds a copy, and the newest update still waiting for its acknowledgement.
  *
- * <p>Implementation notes: every field is guarded by {@code this}. The engine holds the lock from preparing an
- * update until it has handed it to the transport or the async queue, which is what makes a session's updates
- * reach the buddy in version order even when parallel requests flush at once.
+ * <p>The container keeps this object with its own session (it is the engine's handle on it), so that a request's
+ * flush finds it without a lookup, and still finds it, fenced, after another node took the session over while the
+ * request ran. Outside this package it is opaque.
+ *
+ * <p>Implementation notes: every field is guarded by {@code this} (the session lock). The engine holds the lock
+ * from reading the buddy and preparing an update until it has handed the update to the transport or the async
+ * queue, which is what makes a session's updates reach the buddy in version order even when parallel requests flush
+ * at once. Nobody waits for a reply under it.
  */
-final class OwnedSession {
+public final class OwnedSession {
   private String id;
   private final long epoch;
   private long version;
@@ -37,6 +47,8 @@ final class OwnedSession {
   private long protectedVersion = -1;
   private boolean fenced;
   private boolean gone;
+  /** The newest update sent in SYNC mode; it carries every change prepared so far. Null before the first. */
+  private InFlight lastSent;
 
   OwnedSession(String id, long epoch, long version, SessionContent content) {
     this.id = id;
@@ -63,6 +75,16 @@ final class OwnedSession {
 
   synchronized boolean isActive() {
     return !fenced && !gone;
+  }
+
+  /** Another node took the session over: whatever a request changed here is not kept. */
+  synchronized boolean isFenced() {
+    return fenced;
+  }
+
+  /** Invalidated, expired or handed away. */
+  synchronized boolean isGone() {
+    return gone;
   }
 
   synchronized boolean needsFull() {
@@ -109,11 +131,12 @@ final class OwnedSession {
         ScopePolicy.plan(rules.scope, pending.isAccessed(), pending.changedNames(), metadataChanged, needsFull);
     Set<String> names = Set.copyOf(pending.changedNames());
     pending.clear();
+    List<String> refused = new ArrayList<>();
     return switch (plan.kind()) {
       case NOTHING -> Prepared.NOTHING;
       case TOUCH -> Prepared.touch(new Touch(id, epoch, metadata.lastAccessedTime()), metadata);
-      case FULL -> Prepared.update(buildFull(rules, ++version, metadata));
-      case DELTA -> Prepared.update(buildDelta(rules, names, metadata));
+      case FULL -> Prepared.update(buildFull(rules, ++version, metadata, names, refused), refused);
+      case DELTA -> Prepared.update(buildDelta(rules, names, metadata, refused), refused);
     };
   }
 
@@ -125,24 +148,38 @@ final class OwnedSession {
     if (fenced || gone) {
       return Optional.empty();
     }
-    return Optional.of(buildFull(rules, version, content.metadata()));
+    return Optional.of(buildFull(rules, version, content.metadata(), Set.of(), new ArrayList<>()));
   }
 
-  private SessionUpdate.Full buildFull(FlushRules rules, long atVersion, SessionMetadata metadata) {
+  /**
+   * @param changed the attributes this flush carries as changes: one of them that cannot be encoded is added to
+   *     {@code refused}. Any attribute that cannot be encoded is left out, so the buddy's copy drops it rather than
+   *     keep an older value.
+   */
+  private SessionUpdate.Full buildFull(
+      FlushRules rules, long atVersion, SessionMetadata metadata, Set<String> changed, List<String> refused) {
     Map<String, Blob> attributes = new HashMap<>();
     fingerprints.clear();
     for (String name : content.attributeNames()) {
-      encode(rules, name).ifPresent(blob -> {
-        attributes.put(name, blob);
-        fingerprints.record(name, blob);
-      });
+      Optional<Blob> blob = encode(rules, name);
+      if (blob.isPresent()) {
+        attributes.put(name, blob.get());
+        fingerprints.record(name, blob.get());
+      } else if (changed.contains(name)) {
+        refused.add(name);
+      }
     }
     needsFull = false;
     lastSentMetadata = metadata;
     return new SessionUpdate.Full(new SessionSnapshot(id, epoch, atVersion, metadata, attributes));
   }
 
-  private SessionUpdate.Delta buildDelta(FlushRules rules, Set<String> names, SessionMetadata metadata) {
+  /**
+   * An attribute that cannot be encoded is sent as removed and added to {@code refused}: the buddy must never keep
+   * an older value of it.
+   */
+  private SessionUpdate.Delta buildDelta(
+      FlushRules rules, Set<String> names, SessionMetadata metadata, List<String> refused) {
     Map<String, Blob> set = new HashMap<>();
     Set<String> removed = new HashSet<>();
     for (String name : names) {
@@ -150,7 +187,10 @@ final class OwnedSession {
       if (blob.isPresent()) {
         set.put(name, blob.get());
         fingerprints.record(name, blob.get());
-      } else if (!content.attributeNames().contains(name)) {
+      } else {
+        if (content.attributeNames().contains(name)) {
+          refused.add(name);
+        }
         removed.add(name);
         fingerprints.forget(name);
       }
@@ -161,15 +201,21 @@ final class OwnedSession {
     return new SessionUpdate.Delta(id, epoch, base, version, metadata, set, removed);
   }
 
+  /** The attribute's bytes; empty when it does not exist or cannot be encoded (reported). */
   private Optional<Blob> encode(FlushRules rules, String name) {
     try {
       return content.encode(name, rules.codec);
-    } catch (CodecException e) {
-      rules.reportNotReplicable(id, name, e);
-      if (isRaceWithTheApplication(e)) {
-        // Another thread changed the value while it was being serialized: try again at the next flush.
-        pending.attributeChanged(name);
+    } catch (CodecException first) {
+      CodecException failure = first;
+      if (isRaceWithTheApplication(first)) {
+        // Another thread changed the value while it was being serialized: once more, then it counts as refused.
+        try {
+          return content.encode(name, rules.codec);
+        } catch (CodecException again) {
+          failure = again;
+        }
       }
+      rules.reportNotReplicable(id, name, content.className(name), failure);
       return Optional.empty();
     }
   }
@@ -250,7 +296,7 @@ final class OwnedSession {
     content = new SessionContent.Live(source);
   }
 
-  /** The session's bytes as a snapshot at its current version, for promotion or a migration. */
+  /** The session's bytes as a snapshot at its current version, for promotion or a handoff. */
   synchronized SessionSnapshot snapshot(FlushRules rules) {
     if (content instanceof SessionContent.Stored stored) {
       return new SessionSnapshot(id, epoch, version, stored.snapshot().metadata(), stored.snapshot().attributes());
@@ -262,17 +308,81 @@ final class OwnedSession {
     return new SessionSnapshot(id, epoch, version, content.metadata(), attributes);
   }
 
-  /** Result of {@link #prepare}. */
-  record Prepared(FlushPlan.Kind kind, Touch touch, SessionMetadata metadata, SessionUpdate update) {
-    static final Prepared NOTHING = new Prepared(FlushPlan.Kind.NOTHING, null, null, null);
+  /**
+   * Fences the session and returns its content, in one step, for a migration to another node: every flush that
+   * prepared an update before this is in the content the caller encodes, and every flush after it finds the session
+   * fenced (its request is answered 503). Empty when the session was fenced or ended already.
+   */
+  synchronized Optional<HandOver> handOver() {
+    if (fenced || gone) {
+      return Optional.empty();
+    }
+    fenced = true;
+    return Optional.of(new HandOver(id, epoch, version, content));
+  }
+
+  /** What {@link #handOver} captured; encoded outside the session lock by {@link #encode(HandOver, FlushRules)}. */
+  record HandOver(String id, long epoch, long version, SessionContent content) {}
+
+  /** The handed-over session as bytes; an attribute that cannot be encoded is reported and left out. */
+  static SessionSnapshot encode(HandOver handed, FlushRules rules) {
+    SessionContent content = handed.content();
+    if (content instanceof SessionContent.Stored stored) {
+      return new SessionSnapshot(handed.id(), handed.epoch(), handed.version(), stored.snapshot().metadata(),
+          stored.snapshot().attributes());
+    }
+    Map<String, Blob> attributes = new HashMap<>();
+    for (String name : content.attributeNames()) {
+      try {
+        content.encode(name, rules.codec).ifPresent(blob -> attributes.put(name, blob));
+      } catch (CodecException e) {
+        rules.reportNotReplicable(handed.id(), name, content.className(name), e);
+      }
+    }
+    return new SessionSnapshot(handed.id(), handed.epoch(), handed.version(), content.metadata(), attributes);
+  }
+
+  /** Records the newest update sent to a buddy in SYNC mode (called under the lock that sent it). */
+  synchronized void sent(NodeId to, long atVersion, CompletableFuture<Message> reply) {
+    lastSent = new InFlight(to, atVersion, reply);
+  }
+
+  /**
+   * The newest update sent that has not been acknowledged (still in flight, refused, or failed): a request whose
+   * changes it carries must wait for it. Null when every update sent so far was acknowledged.
+   */
+  synchronized InFlight unconfirmedSend() {
+    if (lastSent == null || fenced || gone) {
+      return null;
+    }
+    CompletableFuture<Message> reply = lastSent.reply();
+    boolean acked = reply.isDone() && !reply.isCompletedExceptionally() && reply.getNow(null) instanceof Message.Ack;
+    return acked ? null : lastSent;
+  }
+
+  /** Whether the buddy acknowledged {@code atVersion} or later since it last lost its copy. */
+  synchronized boolean isProtectedAt(long atVersion) {
+    return protectedVersion >= atVersion;
+  }
+
+  /** An update handed to the transport, and its reply. */
+  record InFlight(NodeId to, long version, CompletableFuture<Message> reply) {}
+
+  /**
+   * Result of {@link #prepare}.
+   *
+   * @param refused attributes this flush carried as changed that could not be encoded (sent as absent)
+   */
+  record Prepared(FlushPlan.Kind kind, Touch touch, SessionMetadata metadata, SessionUpdate update, List<String> refused) {
+    static final Prepared NOTHING = new Prepared(FlushPlan.Kind.NOTHING, null, null, null, List.of());
 
     static Prepared touch(Touch touch, SessionMetadata metadata) {
-      return new Prepared(FlushPlan.Kind.TOUCH, touch, metadata, null);
+      return new Prepared(FlushPlan.Kind.TOUCH, touch, metadata, null, List.of());
     }
 
-    static Prepared update(SessionUpdate update) {
-      return new Prepared(
-          update instanceof SessionUpdate.Full ? FlushPlan.Kind.FULL : FlushPlan.Kind.DELTA, null, null, update);
+    static Prepared update(SessionUpdate update, List<String> refused) {
+      return new Prepared(update instanceof SessionUpdate.Full ? FlushPlan.Kind.FULL : FlushPlan.Kind.DELTA, null,
+          null, update, List.copyOf(refused));
     }
   }
 }

@@ -28,4 +28,5 @@ final class ReplicationCounters {
   final LongAdder sessionsMigratedOut = new LongAdder();
   final LongAdder sessionsHandedOff = new LongAdder();
   final LongAdder backupsExpired = new LongAdder();
+  final LongAdder unconfirmedWrites = new LongAdder();
 }

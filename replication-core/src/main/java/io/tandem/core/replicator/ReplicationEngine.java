@@ -72,7 +72,9 @@ public final class ReplicationEngine implements AutoCloseable {
   private final AsyncOutbox outbox;
   private final StateTransfer stateTransfer;
   private final IncomingRequests incoming;
-  private final Map<String, Message.Invalidate> unackedInvalidations = new ConcurrentHashMap<>();
+  private final PendingInvalidations invalidations = new PendingInvalidations();
+  private final ViewChanges views = new ViewChanges();
+  private final OwnerWrites writes;
   private final Map<OwnedSession, NodeId> releaseAfterProtection = new ConcurrentHashMap<>();
   private final Locator locator;
   private final Quarantine quarantine;
@@ -117,8 +119,26 @@ public final class ReplicationEngine implements AutoCloseable {
             });
     this.outbox =
         config.mode() == ReplicationMode.ASYNC
-            ? new AsyncOutbox(config.asyncQueueCapacity(), "tandem-async-" + local.value(), this::sendQueued)
+            ? new AsyncOutbox(config.asyncQueueCapacity(), "tandem-async-" + local.value(),
+                (session, item) -> writes().sendQueued(session, item))
             : null;
+    this.writes = new OwnerWrites(config, transport, rules, owned, touches, outbox, invalidations, views, counters, log,
+        clock, new OwnerWrites.Engine() {
+          @Override
+          public NodeId buddy() {
+            return buddy;
+          }
+
+          @Override
+          public void fence(OwnedSession session, String reason) {
+            ReplicationEngine.this.fence(session, reason);
+          }
+
+          @Override
+          public void ended(OwnedSession session) {
+            quarantine().forget(session.id());
+          }
+        });
     this.stateTransfer =
         new StateTransfer(
             maintenance,
@@ -203,139 +223,68 @@ public final class ReplicationEngine implements AutoCloseable {
 
   // ---- owner side: the container reports session life cycle and requests -------------------------------------
 
-  /** A new session was created on this node; it is owned here at epoch 1 and its first flush sends it in full. */
-  public void sessionCreated(String id, SessionSource source) {
+  /**
+   * A new session was created on this node; it is owned here at epoch 1 and its first flush sends it in full.
+   * Returns the engine's handle on it, which the container keeps with its session.
+   */
+  public OwnedSession sessionCreated(String id, SessionSource source) {
     OwnedSession session = new OwnedSession(id, 1, 0, new SessionContent.Live(source));
     if (!owned.add(session)) {
       throw new IllegalStateException("Session [" + id + "] is already owned by this node");
     }
+    return session;
   }
 
   /** {@code setAttribute} or {@code removeAttribute} was called (on any thread). */
+  public void attributeChanged(OwnedSession session, String name) {
+    session.attributeChanged(name);
+  }
+
+  /** {@link #attributeChanged(OwnedSession, String)} by id, for callers without the handle. */
   public void attributeChanged(String id, String name) {
     owned.get(id).ifPresent(s -> s.attributeChanged(name));
   }
 
   /** Max inactive interval, principal, auth type or a note changed. */
-  public void metadataChanged(String id) {
-    owned.get(id).ifPresent(OwnedSession::metadataChanged);
+  public void metadataChanged(OwnedSession session) {
+    session.metadataChanged();
   }
 
   /**
-   * A request that used the session is done. Sends what the scope calls for; in SYNC mode waits for the buddy's
-   * ack up to the ack timeout.
+   * A request that used the session is done. Sends what the scope calls for; in SYNC mode waits until a buddy
+   * acknowledged every change of the request, as {@link OwnerWrites} describes. The outcome says what the client
+   * may be told.
    *
    * @param readNames attributes the request read (the mutation policy decides whether that counts as a change)
    */
+  public FlushOutcome flush(OwnedSession session, Set<String> readNames) {
+    return writes.flush(session, readNames);
+  }
+
+  /** {@link #flush(OwnedSession, Set)} by id, for callers without the handle; NOT_OWNED when not owned here. */
   public FlushOutcome flush(String id, Set<String> readNames) {
-    Optional<OwnedSession> found = owned.get(id);
-    if (found.isEmpty()) {
-      return FlushOutcome.NOT_OWNED;
-    }
-    OwnedSession session = found.get();
-    NodeId to = buddy;
-    SessionUpdate update;
-    CompletableFuture<Message> reply;
-    synchronized (session) {
-      OwnedSession.Prepared prepared = session.prepare(rules, readNames, true);
-      switch (prepared.kind()) {
-        case NOTHING:
-          return FlushOutcome.NOTHING;
-        case TOUCH:
-          SessionMetadata metadata = prepared.metadata();
-          long lag = config.touchLagBound(metadata.maxInactiveIntervalSeconds()).toMillis();
-          touches.add(prepared.touch(), clock.millis() + lag);
-          return FlushOutcome.TOUCHED;
-        default:
-          update = prepared.update();
-      }
-      touches.forget(update.sessionId());
-      if (outbox != null) {
-        if (outbox.offer(session, update)) {
-          return FlushOutcome.QUEUED;
-        }
-        counters.asyncOverflows.increment();
-        owned.markUnprotected(session);
-        log.warn("overflow", "Async replication queue is full (" + config.asyncQueueCapacity() + " sessions);"
-            + " session [" + id + "] will be sent in full by the maintenance tick");
-        return FlushOutcome.OVERFLOWED;
-      }
-      if (to == null) {
-        owned.markUnprotected(session);
-        return FlushOutcome.NO_BUDDY;
-      }
-      reply = send(to, update);
-    }
-    return awaitAck(session, to, update, reply);
+    return owned.get(id).map(s -> writes.flush(s, readNames)).orElse(FlushOutcome.NOT_OWNED);
   }
 
   /** The container changed the session's id (for example at login). */
   public FlushOutcome changeId(String oldId, String newId) {
-    Optional<OwnedSession> found = owned.get(oldId);
-    if (found.isEmpty()) {
-      return FlushOutcome.NOT_OWNED;
-    }
-    OwnedSession session = found.get();
-    NodeId to = buddy;
-    Message.IdChange change;
-    CompletableFuture<Message> reply;
-    synchronized (session) {
-      long version = session.changeId(newId);
-      owned.rekey(oldId, newId, session);
-      touches.forget(oldId);
-      change = new Message.IdChange(oldId, newId, session.epoch(), version);
-      if (outbox != null) {
-        outbox.offerControl(session, change);
-        return FlushOutcome.QUEUED;
-      }
-      if (to == null) {
-        owned.markUnprotected(session);
-        return FlushOutcome.NO_BUDDY;
-      }
-      reply = transport.request(to, change);
-    }
-    return awaitControlAck(session, to, reply);
+    return owned.get(oldId).map(s -> writes.changeId(s, oldId, newId)).orElse(FlushOutcome.NOT_OWNED);
   }
 
-  /** The application invalidated the session. */
-  public FlushOutcome invalidated(String id) {
-    return end(id, InvalidateReason.INVALIDATED, true);
+  /**
+   * The application invalidated the session. The future completes when the buddy acknowledged the invalidation
+   * (or this node is alone), or with UNCONFIRMED after the ack timeout; in both modes a request that invalidated
+   * its session must not be answered 200 before it completes confirmed.
+   */
+  public CompletableFuture<FlushOutcome> invalidated(String id) {
+    return owned.get(id).map(s -> writes.end(s, InvalidateReason.INVALIDATED))
+        .orElse(CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED));
   }
 
   /** The container expired the session (expiry belongs to the owner). */
-  public FlushOutcome expired(String id) {
-    return end(id, InvalidateReason.EXPIRED, true);
-  }
-
-  /** @param await whether to wait for the buddy's ack in SYNC mode (the maintenance thread never waits) */
-  private FlushOutcome end(String id, InvalidateReason reason, boolean await) {
-    Optional<OwnedSession> found = owned.get(id);
-    if (found.isEmpty()) {
-      return FlushOutcome.NOT_OWNED;
-    }
-    OwnedSession session = found.get();
-    NodeId to = buddy;
-    Message.Invalidate invalidate;
-    CompletableFuture<Message> reply;
-    synchronized (session) {
-      invalidate = new Message.Invalidate(id, session.epoch(), session.end(), reason);
-      owned.retire(session);
-      quarantine.forget(session.id());
-      touches.forget(id);
-      // Remembered until acked, so that a lost invalidation is retried and the session can never come back.
-      unackedInvalidations.put(id, invalidate);
-      if (outbox != null) {
-        outbox.offerControl(session, invalidate);
-        return FlushOutcome.QUEUED;
-      }
-      if (to == null) {
-        return FlushOutcome.NO_BUDDY;
-      }
-      counters.invalidationsSent.increment();
-      reply = transport.request(to, invalidate);
-    }
-    reply.whenComplete((r, failure) -> onInvalidateReply(invalidate, r));
-    return await ? awaitControlAck(session, to, reply) : FlushOutcome.QUEUED;
+  public CompletableFuture<FlushOutcome> expired(String id) {
+    return owned.get(id).map(s -> writes.end(s, InvalidateReason.EXPIRED))
+        .orElse(CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED));
   }
 
   // ---- failover: requests for sessions this node does not hold live ---------------------------------------------
@@ -381,6 +330,10 @@ public final class ReplicationEngine implements AutoCloseable {
    * session in its place.
    */
   public Acquisition acquire(String id) {
+    if (invalidations.isPending(id)) {
+      // Ended here, and the buddy may not know yet: its copy must never be taken back in (a logout sticks).
+      return Acquisition.NOWHERE;
+    }
     Optional<SessionSnapshot> here = promoteAdopted(id);
     if (here.isEmpty() && owned.get(id).isPresent()) {
       // Owned here and attached already (another request of the container brought it in a moment ago): the cluster
@@ -474,8 +427,13 @@ public final class ReplicationEngine implements AutoCloseable {
       if (session.epoch() >= move.newEpoch()) {
         return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, session.epoch(), session.version(), "owned here at epoch " + session.epoch());
       }
-      snapshot = session.snapshot(rules);
-      fence(session, "migrated to " + requester.value());
+      // Fenced and captured in one step: a flush prepared before is in the snapshot, one after it is answered 503.
+      Optional<OwnedSession.HandOver> handed = session.handOver();
+      if (handed.isEmpty()) {
+        return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " ended or moved meanwhile");
+      }
+      snapshot = OwnedSession.encode(handed.get(), rules); // before the container drops its copy and its attributes
+      retireFenced(session, "migrated to " + requester.value());
       NodeId to = buddy;
       if (to != null && !to.equals(requester)) {
         transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED));
@@ -504,9 +462,14 @@ public final class ReplicationEngine implements AutoCloseable {
     return new Message.FullSession(new SessionSnapshot(id, move.newEpoch(), snapshot.version(), snapshot.metadata(), snapshot.attributes()));
   }
 
-  /** The container materialized a promoted session; from now on flushes read it from {@code source}. */
-  public void attach(String id, SessionSource source) {
-    owned.get(id).ifPresent(s -> s.attach(source));
+  /**
+   * The container materialized a promoted session; from now on flushes read it from {@code source}. Returns the
+   * engine's handle, for the container to keep with its session; empty if it was fenced or ended meanwhile.
+   */
+  public Optional<OwnedSession> attach(String id, SessionSource source) {
+    Optional<OwnedSession> session = owned.get(id);
+    session.ifPresent(s -> s.attach(source));
+    return session;
   }
 
   public boolean owns(String id) {
@@ -532,6 +495,7 @@ public final class ReplicationEngine implements AutoCloseable {
     NodeId oldBuddy = buddy;
     NodeId newBuddy = BuddyRing.buddyOf(next, local).orElse(null);
     buddy = newBuddy;
+    views.changed(next.viewId()); // SYNC writes waiting on a failed buddy retry with the buddy this view names
     if (!Objects.equals(oldBuddy, newBuddy)) {
       LOG.log(Level.INFO, "Node {0}: buddy is now {1} in {2}; re-protecting {3} sessions",
           local.value(), newBuddy == null ? "nobody" : newBuddy.value(), next, owned.size());
@@ -658,174 +622,27 @@ public final class ReplicationEngine implements AutoCloseable {
 
   // ---- sending and replies ----------------------------------------------------------------------------------
 
-  private CompletableFuture<Message> send(NodeId to, SessionUpdate update) {
-    if (update instanceof SessionUpdate.Full) {
-      counters.fullsSent.increment();
-    } else {
-      counters.deltasSent.increment();
-    }
-    counters.payloadBytesSent.add(update.payloadBytes());
-    return transport.request(to, update.toMessage());
-  }
-
-  private FlushOutcome awaitAck(
-      OwnedSession session, NodeId to, SessionUpdate update, CompletableFuture<Message> reply) {
-    long deadline = System.nanoTime() + config.ackTimeout().toNanos();
-    boolean resent = false;
-    while (true) {
-      Message answer;
-      try {
-        answer = reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException e) {
-        return timedOut(session, to);
-      } catch (ExecutionException e) {
-        return failed(session, to, e.getCause());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return timedOut(session, to);
-      }
-      if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP && !resent) {
-        counters.gapResends.increment();
-        synchronized (session) {
-          Optional<SessionUpdate.Full> full = session.resync(rules);
-          if (full.isEmpty()) {
-            return FlushOutcome.FENCED;
-          }
-          update = full.get();
-          reply = send(to, update);
-        }
-        resent = true;
-        continue;
-      }
-      return onReply(session, to, answer);
-    }
-  }
-
-  private FlushOutcome awaitControlAck(OwnedSession session, NodeId to, CompletableFuture<Message> reply) {
-    try {
-      Message answer = reply.get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
-      if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP) {
-        // The buddy lacked the session: the maintenance tick re-sends it in full under its current id.
-        owned.markUnprotected(session);
-        return FlushOutcome.FAILED;
-      }
-      return onReply(session, to, answer);
-    } catch (TimeoutException e) {
-      return timedOut(session, to);
-    } catch (ExecutionException e) {
-      return failed(session, to, e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return timedOut(session, to);
-    }
-  }
-
-  /** Acts on the buddy's answer to an update, id change or invalidation of {@code session}. */
-  private FlushOutcome onReply(OwnedSession session, NodeId to, Message answer) {
-    if (answer instanceof Message.Ack ack) {
-      counters.acks.increment();
-      if (to.equals(buddy)) {
-        owned.markProtected(session, ack.version());
-      }
-      return FlushOutcome.REPLICATED;
-    }
-    if (answer instanceof Message.Nack nack) {
-      switch (nack.reason()) {
-        case STALE_EPOCH, INVALIDATED -> {
-          fence(session, "buddy " + to.value() + " answered " + nack.reason() + ": " + nack.detail());
-          return FlushOutcome.FENCED;
-        }
-        case GAP, UNKNOWN_SESSION -> {
-          counters.gapResends.increment();
-          owned.markUnprotected(session);
-          return FlushOutcome.FAILED;
-        }
-        default -> {
-          counters.refusedByBuddy.increment();
-          log.warn("refused:" + to, "Buddy " + to.value() + " refused an update of session [" + session.id() + "]: "
-              + nack.reason() + " " + nack.detail());
-          owned.markUnprotected(session);
-          return FlushOutcome.FAILED;
-        }
-      }
-    }
-    counters.refusedByBuddy.increment();
-    log.warn("unexpected:" + to, "Buddy " + to.value() + " answered with an unexpected " + answer.type());
-    owned.markUnprotected(session);
-    return FlushOutcome.FAILED;
-  }
-
-  private FlushOutcome timedOut(OwnedSession session, NodeId to) {
-    counters.ackTimeouts.increment();
-    log.warn("timeout:" + to, "Session [" + session.id() + "]: no acknowledgement from buddy " + to.value()
-        + " within " + config.ackTimeout().toMillis() + "ms; the request goes on and the session will be resent in full");
-    owned.markUnprotected(session);
-    return FlushOutcome.TIMED_OUT;
-  }
-
-  private FlushOutcome failed(OwnedSession session, NodeId to, Throwable cause) {
-    if (cause instanceof TimeoutException) {
-      return timedOut(session, to);
-    }
-    counters.sendFailures.increment();
-    log.warn("failed:" + to, "Session [" + session.id() + "]: replication to buddy " + to.value() + " failed: " + cause);
-    owned.markUnprotected(session);
-    return FlushOutcome.FAILED;
-  }
-
   private void fence(OwnedSession session, String reason) {
     if (session.fence()) {
-      owned.retire(session);
-      quarantine.forget(session.id());
-      counters.sessionsFenced.increment();
-      LOG.log(Level.WARNING, "Session [{0}] is owned by another node now; dropping it here ({1})", session.id(), reason);
-      listener.sessionFenced(session.id(), reason);
+      retireFenced(session, reason);
     }
   }
 
-  /** The async sender thread's send function; runs under the session's lock. */
-  private void sendQueued(OwnedSession session, Object item) {
-    NodeId to = buddy;
-    if (to == null) {
-      if (item instanceof SessionUpdate) {
-        owned.markUnprotected(session);
-      }
-      return;
-    }
-    if (item instanceof SessionUpdate update) {
-      send(to, update).whenComplete((reply, failure) -> onAsyncReply(session, to, reply, failure));
-    } else if (item instanceof Message.Invalidate invalidate) {
-      counters.invalidationsSent.increment();
-      transport.request(to, invalidate).whenComplete((reply, failure) -> onInvalidateReply(invalidate, reply));
-    } else {
-      transport.request(to, (Message) item).whenComplete((reply, failure) -> onAsyncReply(session, to, reply, failure));
-    }
+  /** Forgets a session that was just fenced here, and tells the container to drop its copy. */
+  private void retireFenced(OwnedSession session, String reason) {
+    owned.retire(session);
+    quarantine.forget(session.id());
+    counters.sessionsFenced.increment();
+    LOG.log(Level.WARNING, "Session [{0}] is owned by another node now; dropping it here ({1})", session.id(), reason);
+    listener.sessionFenced(session.id(), reason);
   }
 
-  private void onAsyncReply(OwnedSession session, NodeId to, Message reply, Throwable failure) {
-    if (failure != null) {
-      Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause() : failure;
-      failed(session, to, cause);
-      return;
-    }
-    if (reply instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP) {
-      counters.gapResends.increment();
-      synchronized (session) {
-        Optional<SessionUpdate.Full> full = session.resync(rules);
-        if (full.isPresent() && !outbox.offer(session, full.get())) {
-          owned.markUnprotected(session);
-        }
-      }
-      return;
-    }
-    onReply(session, to, reply);
+  private OwnerWrites writes() {
+    return writes;
   }
 
-  private void onInvalidateReply(Message.Invalidate invalidate, Message reply) {
-    if (reply instanceof Message.Ack
-        || reply instanceof Message.Nack nack && nack.reason() != Message.Nack.Reason.REFUSED) {
-      unackedInvalidations.remove(invalidate.sessionId(), invalidate);
-    }
+  private Quarantine quarantine() {
+    return quarantine;
   }
 
   private void onBulkAck(OwnedSession session, NodeId to, long version) {
@@ -894,15 +711,14 @@ public final class ReplicationEngine implements AutoCloseable {
     }
     for (OwnedSession session : owned.all()) {
       if (session.isStored() && session.metadata().isExpiredAt(now, 0)) {
-        end(session.id(), InvalidateReason.EXPIRED, false);
+        writes.end(session, InvalidateReason.EXPIRED);
       } else if (to != null && session.needsFull() && (outbox == null || !outbox.isQueued(session))) {
         stateTransfer.enqueue(session);
       }
     }
     if (to != null) {
-      for (Message.Invalidate invalidate : unackedInvalidations.values()) {
-        counters.invalidationsSent.increment();
-        transport.request(to, invalidate).whenComplete((reply, failure) -> onInvalidateReply(invalidate, reply));
+      for (Message.Invalidate invalidate : invalidations.all()) {
+        writes.sendInvalidation(to, invalidate);
       }
     }
   }
@@ -941,7 +757,8 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.sessionsMigratedOut.sum(),
         counters.sessionsHandedOff.sum(),
         counters.backupsExpired.sum(),
-        counters.pausesDetected.sum());
+        counters.pausesDetected.sum(),
+        counters.unconfirmedWrites.sum());
   }
 
   /** Owned sessions of which the current buddy holds no copy right now. */

@@ -13,6 +13,10 @@ import java.util.Optional;
  * @param lastReprotection how long the last view change took to get every owned session protected again
  * @param backupSessions backups held for other owners
  * @param backupBytes bytes those backups hold
+ * @param unconfirmedWrites SYNC flushes that no buddy acknowledged within the ack and settle timeouts (each one a
+ *     503 for its request)
+ * @param attributesNotReplicable attribute values that could not be serialized (class not allowed, not
+ *     serializable, too large); in SYNC each one a 500 for the request that set it
  */
 public record ReplicationStats(
     int ownedSessions,
@@ -44,4 +48,5 @@ public record ReplicationStats(
     long sessionsMigratedOut,
     long sessionsHandedOff,
     long backupsExpired,
-    long pausesDetected) {}
+    long pausesDetected,
+    long unconfirmedWrites) {}

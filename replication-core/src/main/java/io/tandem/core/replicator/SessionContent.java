@@ -26,6 +26,9 @@ sealed interface SessionContent {
   /** Whether the value is provably immutable, so that reading it cannot hide an in-place change. */
   boolean isImmutable(String name, ImmutableTypes types);
 
+  /** The class of the attribute's value, for messages; null when it does not exist or is only held as bytes. */
+  String className(String name);
+
   record Live(SessionSource source) implements SessionContent {
     @Override
     public SessionMetadata metadata() {
@@ -46,6 +49,12 @@ sealed interface SessionContent {
     @Override
     public boolean isImmutable(String name, ImmutableTypes types) {
       return types.isImmutable(source.attribute(name));
+    }
+
+    @Override
+    public String className(String name) {
+      Object value = source.attribute(name);
+      return value == null ? null : value.getClass().getName();
     }
   }
 
@@ -68,6 +77,11 @@ sealed interface SessionContent {
     @Override
     public boolean isImmutable(String name, ImmutableTypes types) {
       return true;
+    }
+
+    @Override
+    public String className(String name) {
+      return null;
     }
   }
 }

@@ -108,7 +108,7 @@ final class EngineCluster implements AutoCloseable {
     TestSession create(String id) {
       TestSession session = new TestSession(engine, id, SessionMetadata.created(clock.millis(), 1800));
       sessions.put(id, session);
-      engine.sessionCreated(id, session);
+      session.bind(engine.sessionCreated(id, session));
       return session;
     }
 
@@ -118,7 +118,7 @@ final class EngineCluster implements AutoCloseable {
       session.access(clock.millis());
       Set<String> reads = new HashSet<>();
       work.accept(session, reads);
-      return engine.flush(session.id(), reads);
+      return engine.flush(session.handle(), reads);
     }
 
     /** The attributes of this node's backup of {@code id}, deserialized for comparison. */

@@ -12,6 +12,8 @@ final class TestSession implements SessionSource {
   private final Map<String, Object> attributes = new ConcurrentHashMap<>();
   private volatile String id;
   private volatile SessionMetadata metadata;
+  /** The engine's handle, as a container session keeps it. */
+  private volatile OwnedSession handle;
 
   TestSession(ReplicationEngine engine, String id, SessionMetadata metadata) {
     this.engine = engine;
@@ -23,6 +25,14 @@ final class TestSession implements SessionSource {
     return id;
   }
 
+  void bind(OwnedSession handle) {
+    this.handle = handle;
+  }
+
+  OwnedSession handle() {
+    return handle;
+  }
+
   void changeId(String newId) {
     String old = id;
     id = newId;
@@ -31,12 +41,12 @@ final class TestSession implements SessionSource {
 
   void setAttribute(String name, Object value) {
     attributes.put(name, value);
-    engine.attributeChanged(id, name);
+    engine.attributeChanged(handle, name);
   }
 
   void removeAttribute(String name) {
     attributes.remove(name);
-    engine.attributeChanged(id, name);
+    engine.attributeChanged(handle, name);
   }
 
   Object getAttribute(String name, Set<String> reads) {

@@ -1,0 +1,419 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.logging.RateLimitedLog;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Transport;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.Message.InvalidateReason;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * The owner's write path: what a request's flush, an id change or an invalidation sends to the buddy, and the
+ * outcome that decides what the client is told.
+ *
+ * <p>The SYNC contract: a flush is {@link FlushOutcome#isConfirmed() confirmed} only when a buddy acknowledged an
+ * update that carries every change of the request (the request's own update, or a parallel request's that took its
+ * changes along), or when this node is alone in its view. A buddy that times out, refuses or drops the connection
+ * does not make this node alone: the request re-sends the whole session to whichever buddy the view names, waiting
+ * for each new view, until one acknowledges or {@code settleTimeout} has passed; then it is {@link
+ * FlushOutcome#UNCONFIRMED} (503). A session another node took over while the request ran is {@link
+ * FlushOutcome#FENCED} (503), and an attribute the request set that cannot be serialized makes it {@link
+ * FlushOutcome#NOT_REPLICABLE} (500), after the buddy was told to drop that attribute.
+ *
+ * <p>Implementation notes: the buddy is read, the update prepared and handed to the transport under the session's
+ * lock, so a session's updates leave in version order and a view change either happens before (the update goes to
+ * the new buddy) or after (it marks the session for a full resend to the new buddy, under the same lock). Waiting
+ * happens outside every lock. Replies arrive on transport threads; their callbacks take one session lock at most
+ * and complete no future under it.
+ */
+final class OwnerWrites {
+  /** Between two attempts on a buddy that answered at once with a failure, if the view does not change first. */
+  private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  /** What the write path needs from the rest of the engine. */
+  interface Engine {
+    /** The current buddy, or null when this node is alone in its view. */
+    NodeId buddy();
+
+    /** Another node owns the session now: drop it here. */
+    void fence(OwnedSession session, String reason);
+
+    /** The session ended here (invalidated, expired): forget whatever else tracks it. */
+    void ended(OwnedSession session);
+  }
+
+  private final ReplicationConfig config;
+  private final Transport transport;
+  private final FlushRules rules;
+  private final OwnedSessions owned;
+  private final TouchCoalescer touches;
+  private final AsyncOutbox outbox;
+  private final PendingInvalidations invalidations;
+  private final ViewChanges views;
+  private final ReplicationCounters counters;
+  private final RateLimitedLog log;
+  private final InstantSource clock;
+  private final Engine engine;
+
+  /** @param outbox the ASYNC queue, or null in SYNC mode */
+  OwnerWrites(ReplicationConfig config, Transport transport, FlushRules rules, OwnedSessions owned,
+      TouchCoalescer touches, AsyncOutbox outbox, PendingInvalidations invalidations, ViewChanges views,
+      ReplicationCounters counters, RateLimitedLog log, InstantSource clock, Engine engine) {
+    this.config = config;
+    this.transport = transport;
+    this.rules = rules;
+    this.owned = owned;
+    this.touches = touches;
+    this.outbox = outbox;
+    this.invalidations = invalidations;
+    this.views = views;
+    this.counters = counters;
+    this.log = log;
+    this.clock = clock;
+    this.engine = engine;
+  }
+
+  // ---- a request's flush ---------------------------------------------------------------------------------------
+
+  FlushOutcome flush(OwnedSession session, Set<String> readNames) {
+    OwnedSession.InFlight awaited;
+    List<String> refused;
+    synchronized (session) {
+      NodeId to = engine.buddy();
+      OwnedSession.Prepared prepared = session.prepare(rules, readNames, true);
+      if (session.isFenced()) {
+        return FlushOutcome.FENCED;
+      }
+      refused = prepared.refused();
+      switch (prepared.kind()) {
+        case NOTHING, TOUCH -> {
+          if (prepared.touch() != null) {
+            SessionMetadata metadata = prepared.metadata();
+            long lag = config.touchLagBound(metadata.maxInactiveIntervalSeconds()).toMillis();
+            touches.add(prepared.touch(), clock.millis() + lag);
+          }
+          // A parallel request's update may carry this request's changes: it must be acknowledged first.
+          awaited = outbox == null ? session.unconfirmedSend() : null;
+          if (awaited == null) {
+            return prepared.touch() != null ? FlushOutcome.TOUCHED : FlushOutcome.NOTHING;
+          }
+        }
+        default -> {
+          SessionUpdate update = prepared.update();
+          touches.forget(update.sessionId());
+          if (outbox != null) {
+            return queue(session, update, refused);
+          }
+          if (to == null) {
+            owned.markUnprotected(session);
+            return refused.isEmpty() ? FlushOutcome.NO_BUDDY : FlushOutcome.NOT_REPLICABLE;
+          }
+          awaited = send(session, to, update);
+        }
+      }
+    }
+    FlushOutcome replicated = awaitConfirmed(session, awaited);
+    return replicated.isConfirmed() && !refused.isEmpty() ? FlushOutcome.NOT_REPLICABLE : replicated;
+  }
+
+  private FlushOutcome queue(OwnedSession session, SessionUpdate update, List<String> refused) {
+    if (!outbox.offer(session, update)) {
+      counters.asyncOverflows.increment();
+      owned.markUnprotected(session);
+      log.warn("overflow", "Async replication queue is full (" + config.asyncQueueCapacity() + " sessions);"
+          + " session [" + session.id() + "] will be sent in full by the maintenance tick");
+      return refused.isEmpty() ? FlushOutcome.OVERFLOWED : FlushOutcome.NOT_REPLICABLE;
+    }
+    return refused.isEmpty() ? FlushOutcome.QUEUED : FlushOutcome.NOT_REPLICABLE;
+  }
+
+  /** Under the session's lock: hands the update to the transport and records it as the session's newest. */
+  private OwnedSession.InFlight send(OwnedSession session, NodeId to, SessionUpdate update) {
+    if (update instanceof SessionUpdate.Full) {
+      counters.fullsSent.increment();
+    } else {
+      counters.deltasSent.increment();
+    }
+    counters.payloadBytesSent.add(update.payloadBytes());
+    CompletableFuture<Message> reply = transport.request(to, update.toMessage());
+    session.sent(to, update.version(), reply);
+    return new OwnedSession.InFlight(to, update.version(), reply);
+  }
+
+  /**
+   * Waits until a buddy acknowledged {@code first} or a later update of the session, re-sending the whole session
+   * after a failure as the class comment says.
+   */
+  private FlushOutcome awaitConfirmed(OwnedSession session, OwnedSession.InFlight first) {
+    OwnedSession.InFlight attempt = first;
+    long settleDeadline = 0;
+    boolean failedBefore = false;
+    boolean gapResent = false;
+    while (true) {
+      long viewSeen = views.current();
+      Failure failure;
+      try {
+        Message answer = attempt.reply().get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        Optional<FlushOutcome> decided = decide(session, attempt.to(), answer);
+        if (decided.isPresent()) {
+          return decided.get();
+        }
+        failure = answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP
+            || answer instanceof Message.Nack unknown && unknown.reason() == Message.Nack.Reason.UNKNOWN_SESSION
+            ? Failure.GAP : Failure.REFUSED;
+      } catch (TimeoutException e) {
+        failure = timedOut(session, attempt.to());
+      } catch (ExecutionException e) {
+        failure = failed(session, attempt.to(), e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return unconfirmed(session, "interrupted while waiting for the buddy");
+      }
+      long now = System.nanoTime();
+      if (!failedBefore) {
+        failedBefore = true;
+        settleDeadline = now + config.settleTimeout().toNanos();
+      }
+      // A gap is the protocol working (the buddy lacked the base of a delta): the first one is re-sent in full at
+      // once, whatever the deadline.
+      boolean immediate = failure == Failure.GAP && !gapResent;
+      gapResent |= failure == Failure.GAP;
+      if (now - settleDeadline >= 0 && !immediate) {
+        return unconfirmed(session, "no buddy acknowledged within ackTimeout " + config.ackTimeout().toMillis()
+            + "ms plus settleTimeout " + config.settleTimeout().toMillis() + "ms");
+      }
+      if (!immediate) {
+        try {
+          // A buddy that failed at once (refused, connection lost) is retried when the view changes, or shortly.
+          views.awaitChange(viewSeen, Math.min(RETRY_PAUSE_NANOS, settleDeadline - now));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return unconfirmed(session, "interrupted while waiting for the membership view");
+        }
+      }
+      Optional<OwnedSession.InFlight> again = resend(session, attempt.version());
+      if (again.isEmpty()) {
+        return settledWithoutResend(session, attempt.version());
+      }
+      attempt = again.get();
+    }
+  }
+
+  private enum Failure { GAP, REFUSED, TIMED_OUT, UNREACHABLE }
+
+  /** REPLICATED or FENCED when the answer settles the flush; empty when it must be retried. */
+  private Optional<FlushOutcome> decide(OwnedSession session, NodeId to, Message answer) {
+    if (answer instanceof Message.Ack ack) {
+      counters.acks.increment();
+      if (to.equals(engine.buddy())) {
+        owned.markProtected(session, ack.version());
+      }
+      return Optional.of(FlushOutcome.REPLICATED);
+    }
+    if (answer instanceof Message.Nack nack) {
+      switch (nack.reason()) {
+        case STALE_EPOCH, INVALIDATED -> {
+          engine.fence(session, "buddy " + to.value() + " answered " + nack.reason() + ": " + nack.detail());
+          return Optional.of(FlushOutcome.FENCED);
+        }
+        case GAP, UNKNOWN_SESSION -> {
+          counters.gapResends.increment();
+          owned.markUnprotected(session);
+          return Optional.empty();
+        }
+        default -> {
+          counters.refusedByBuddy.increment();
+          log.warn("refused:" + to, "Buddy " + to.value() + " refused an update of session [" + session.id() + "]: "
+              + nack.reason() + " " + nack.detail());
+          owned.markUnprotected(session);
+          return Optional.empty();
+        }
+      }
+    }
+    counters.refusedByBuddy.increment();
+    log.warn("unexpected:" + to, "Buddy " + to.value() + " answered with an unexpected " + answer.type());
+    owned.markUnprotected(session);
+    return Optional.empty();
+  }
+
+  /**
+   * Under the session's lock: the whole session, at its current version (which includes {@code atLeast}), to the
+   * buddy the view names now. Empty when there is nothing to send: the session was fenced or ended, this node is
+   * alone, or a buddy already acknowledged a version that includes {@code atLeast}.
+   */
+  private Optional<OwnedSession.InFlight> resend(OwnedSession session, long atLeast) {
+    synchronized (session) {
+      NodeId to = engine.buddy();
+      if (to == null || session.isProtectedAt(atLeast)) {
+        return Optional.empty();
+      }
+      Optional<SessionUpdate.Full> full = session.resync(rules);
+      if (full.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(send(session, to, full.get()));
+    }
+  }
+
+  /** Why {@link #resend} had nothing to send, as the flush's outcome. */
+  private FlushOutcome settledWithoutResend(OwnedSession session, long version) {
+    synchronized (session) {
+      if (session.isFenced()) {
+        return FlushOutcome.FENCED;
+      }
+      if (session.isGone()) {
+        return FlushOutcome.NOTHING; // ended meanwhile: the invalidation decides what the client is told
+      }
+      if (session.isProtectedAt(version)) {
+        return FlushOutcome.REPLICATED;
+      }
+      owned.markUnprotected(session);
+      return FlushOutcome.NO_BUDDY;
+    }
+  }
+
+  private Failure timedOut(OwnedSession session, NodeId to) {
+    counters.ackTimeouts.increment();
+    log.warn("timeout:" + to, "Session [" + session.id() + "]: no acknowledgement from buddy " + to.value()
+        + " within " + config.ackTimeout().toMillis() + "ms; re-sending the session to the buddy the view names");
+    owned.markUnprotected(session);
+    return Failure.TIMED_OUT;
+  }
+
+  private Failure failed(OwnedSession session, NodeId to, Throwable cause) {
+    if (cause instanceof TimeoutException) {
+      return timedOut(session, to);
+    }
+    counters.sendFailures.increment();
+    log.warn("failed:" + to, "Session [" + session.id() + "]: replication to buddy " + to.value() + " failed: " + cause);
+    owned.markUnprotected(session);
+    return Failure.UNREACHABLE;
+  }
+
+  private FlushOutcome unconfirmed(OwnedSession session, String why) {
+    counters.unconfirmedWrites.increment();
+    log.warn("unconfirmed", "Session [" + session.id() + "]: " + why + "; the request is answered 503 and the session"
+        + " will be re-sent in full");
+    owned.markUnprotected(session);
+    return FlushOutcome.UNCONFIRMED;
+  }
+
+  // ---- id changes and the end of a session ---------------------------------------------------------------------
+
+  /** The container changed the session's id (at login): the buddy re-keys its copy. */
+  FlushOutcome changeId(OwnedSession session, String oldId, String newId) {
+    OwnedSession.InFlight awaited;
+    synchronized (session) {
+      NodeId to = engine.buddy();
+      long version = session.changeId(newId);
+      owned.rekey(oldId, newId, session);
+      touches.forget(oldId);
+      Message.IdChange change = new Message.IdChange(oldId, newId, session.epoch(), version);
+      if (outbox != null) {
+        outbox.offerControl(session, change);
+        return FlushOutcome.QUEUED;
+      }
+      if (to == null) {
+        owned.markUnprotected(session);
+        return FlushOutcome.NO_BUDDY;
+      }
+      CompletableFuture<Message> reply = transport.request(to, change);
+      session.sent(to, version, reply);
+      awaited = new OwnedSession.InFlight(to, version, reply);
+    }
+    return awaitConfirmed(session, awaited);
+  }
+
+  /**
+   * Ends the session here and tells the buddy, in both modes: an invalidation is never coalesced away or left
+   * behind in a queue, so that a logout sticks. Returns when the buddy acknowledged it (REPLICATED), or that it is
+   * alone (NO_BUDDY); the future completes with UNCONFIRMED if no acknowledgement came within the wait, and the
+   * maintenance tick goes on re-sending it.
+   */
+  CompletableFuture<FlushOutcome> end(OwnedSession session, InvalidateReason reason) {
+    Message.Invalidate invalidate;
+    CompletableFuture<FlushOutcome> acknowledged;
+    synchronized (session) {
+      NodeId to = engine.buddy();
+      invalidate = new Message.Invalidate(session.id(), session.epoch(), session.end(), reason);
+      owned.retire(session);
+      engine.ended(session);
+      touches.forget(invalidate.sessionId());
+      acknowledged = invalidations.remember(invalidate);
+      if (outbox != null) {
+        // Queued behind the session's pending updates and id changes, so the buddy applies them in order.
+        outbox.offerControl(session, invalidate);
+      } else if (to == null) {
+        return CompletableFuture.completedFuture(FlushOutcome.NO_BUDDY);
+      } else {
+        sendInvalidation(to, invalidate);
+      }
+    }
+    long waitMillis = config.ackTimeout().toMillis() * (outbox == null ? 1 : 2);
+    return acknowledged.copy().completeOnTimeout(FlushOutcome.UNCONFIRMED, waitMillis, TimeUnit.MILLISECONDS);
+  }
+
+  void sendInvalidation(NodeId to, Message.Invalidate invalidate) {
+    counters.invalidationsSent.increment();
+    transport.request(to, invalidate).whenComplete((reply, failure) -> {
+      if (reply != null) {
+        invalidations.answered(invalidate, reply);
+      }
+    });
+  }
+
+  // ---- ASYNC ------------------------------------------------------------------------------------------------------
+
+  /** The async sender thread's send function; runs under the session's lock. */
+  void sendQueued(OwnedSession session, Object item) {
+    NodeId to = engine.buddy();
+    if (to == null) {
+      if (item instanceof SessionUpdate) {
+        owned.markUnprotected(session);
+      }
+      return;
+    }
+    if (item instanceof SessionUpdate update) {
+      if (update instanceof SessionUpdate.Full) {
+        counters.fullsSent.increment();
+      } else {
+        counters.deltasSent.increment();
+      }
+      counters.payloadBytesSent.add(update.payloadBytes());
+      transport.request(to, update.toMessage()).whenComplete((reply, failure) -> onAsyncReply(session, to, reply, failure));
+    } else if (item instanceof Message.Invalidate invalidate) {
+      sendInvalidation(to, invalidate);
+    } else {
+      transport.request(to, (Message) item).whenComplete((reply, failure) -> onAsyncReply(session, to, reply, failure));
+    }
+  }
+
+  private void onAsyncReply(OwnedSession session, NodeId to, Message reply, Throwable failure) {
+    if (failure != null) {
+      failed(session, to, failure instanceof CompletionException ? failure.getCause() : failure);
+      return;
+    }
+    if (reply instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP) {
+      counters.gapResends.increment();
+      synchronized (session) {
+        Optional<SessionUpdate.Full> full = session.resync(rules);
+        if (full.isPresent() && !outbox.offer(session, full.get())) {
+          owned.markUnprotected(session);
+        }
+      }
+      return;
+    }
+    decide(session, to, reply);
+  }
+}

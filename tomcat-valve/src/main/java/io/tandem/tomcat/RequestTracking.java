@@ -1,0 +1,87 @@
+package io.tandem.tomcat;
+
+import io.tandem.core.replicator.FlushOutcome;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the current request did to sessions, recorded on its thread while the application runs, so that the valve
+ * can replicate and answer without looking anything up again: the sessions it obtained (Tomcat calls {@code
+ * access()} on each), the attribute names it read (for the mutation policy), the invalidations and id changes it made
+ * (their acknowledgements decide the response too), and values that could not be replicated.
+ *
+ * <p>Implementation notes: one instance per request, owned by the request thread from {@link #begin()} to {@link
+ * #end()}; work the application hands to other threads is not recorded (its changes still reach the engine through
+ * the session and are flushed with the request).
+ */
+final class RequestTracking {
+  private static final ThreadLocal<RequestTracking> CURRENT = new ThreadLocal<>();
+
+  private final Set<TandemSession> sessions = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Set<String> reads = new HashSet<>();
+  private final List<CompletableFuture<FlushOutcome>> confirmations = new ArrayList<>();
+  private final List<String> notReplicable = new ArrayList<>();
+
+  private RequestTracking() {}
+
+  static void begin() {
+    CURRENT.set(new RequestTracking());
+  }
+
+  /** Ends tracking on this thread and returns what was recorded (empty when tracking had not begun). */
+  static RequestTracking end() {
+    RequestTracking current = CURRENT.get();
+    CURRENT.remove();
+    return current == null ? new RequestTracking() : current;
+  }
+
+  static void accessed(TandemSession session) {
+    RequestTracking current = CURRENT.get();
+    if (current != null) {
+      current.sessions.add(session);
+    }
+  }
+
+  static void read(String name) {
+    RequestTracking current = CURRENT.get();
+    if (current != null) {
+      current.reads.add(name);
+    }
+  }
+
+  /** An invalidation or id change this request made: the response waits for its outcome too. */
+  static void mustConfirm(CompletableFuture<FlushOutcome> outcome) {
+    RequestTracking current = CURRENT.get();
+    if (current != null) {
+      current.confirmations.add(outcome);
+    }
+  }
+
+  static void notReplicable(String why) {
+    RequestTracking current = CURRENT.get();
+    if (current != null) {
+      current.notReplicable.add(why);
+    }
+  }
+
+  Set<TandemSession> sessions() {
+    return sessions;
+  }
+
+  Set<String> reads() {
+    return reads;
+  }
+
+  List<CompletableFuture<FlushOutcome>> confirmations() {
+    return confirmations;
+  }
+
+  List<String> notReplicableValues() {
+    return notReplicable;
+  }
+}

@@ -1,0 +1,106 @@
+package io.tandem.tomcat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What a client is told in SYNC mode, on real embedded Tomcats: 200 only when the request's changes are on two
+ * nodes; 500 when a value it stored cannot be replicated (and the buddy keeps no older value of it); 503 when the
+ * session moved to another node while the request ran; a refused class fails at {@code setAttribute}.
+ */
+class SyncContractIT extends TomcatClusterIT {
+
+  @Test
+  void valueOfARefusedClass_isRefusedAtSetAttribute_whereTheApplicationSeesIt() throws Exception {
+    start(2, "MODIFIED_ATTRIBUTE");
+    TomcatNode n1 = cluster.node(0);
+    cluster.get(n1, "/set?name=user&value=ann");
+
+    HttpResponse<String> refused = cluster.send(n1, "/setobj?name=thing&kind=unlisted&value=x");
+
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(refused.body()).contains("thing", TomcatNode.Unlisted.class.getName(), "allowedClasses");
+    assertThat(cluster.get(n1, "/list")).isEqualTo("{user=ann}");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
+  void nestedValueThatCannotBeReplicated_isAnswered500_andTheBuddyKeepsNoOlderValue(String scope) throws Exception {
+    start(2, scope);
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n2 = cluster.node(1);
+    cluster.get(n1, "/set?name=cart&value=v1");
+    String base = TandemManager.stripRoute(cluster.sessionCookie());
+    await().atMost(Duration.ofSeconds(10)).until(() -> n2.manager().engine().backupOf(base).isPresent());
+
+    HttpResponse<String> poisoned = cluster.send(n1, "/setobj?name=cart&kind=nested-unlisted&value=v2");
+
+    assertThat(poisoned.statusCode()).isEqualTo(500);
+    assertThat(poisoned.body()).contains("cart");
+    assertThat(n2.manager().engine().backupOf(base).orElseThrow().attributes()).doesNotContainKey("cart");
+    assertThat(n1.manager().getReplicationStats().attributesNotReplicable()).isGreaterThanOrEqualTo(1);
+    assertThat(n1.manager().responses().notReplicable.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void sessionMigratedAwayWhileTheRequestRuns_isAnswered503_notAMigrationBack() throws Exception {
+    start(3, "MODIFIED_ATTRIBUTE");
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n3 = cluster.node(2);
+    cluster.get(n1, "/set?name=user&value=dan");
+    String cookie = cluster.sessionCookie();
+    TomcatNode.slowGate = new CountDownLatch(1);
+    try {
+      CompletableFuture<HttpResponse<String>> slow =
+          CompletableFuture.supplyAsync(() -> sendQuietly(n1, "/slowset?name=late&value=on-a-copy-that-moved"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> busy(n1)); // the slow request has written, and waits
+      // Another node takes the session over (its owner answers a Migrate) while n1's request is still running.
+      assertThat(cluster.get(n3, "/get?name=user")).isEqualTo("dan");
+      TomcatNode.slowGate.countDown();
+
+      HttpResponse<String> answer = slow.get(30, TimeUnit.SECONDS);
+      assertThat(answer.statusCode()).isEqualTo(503);
+      assertThat(answer.headers().firstValue("Retry-After")).isPresent();
+      assertThat(n1.manager().responses().fenced.sum()).isEqualTo(1);
+      assertThat(n1.manager().engine().owns(TandemManager.stripRoute(cookie))).isFalse();
+    } finally {
+      TomcatNode.slowGate.countDown();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"SYNC", "ASYNC"})
+  void logout_isAnsweredOnlyOnceTheBuddyDroppedItsCopy(String mode) throws Exception {
+    start(2, "MODIFIED_ATTRIBUTE", "mode=\"" + mode + "\"");
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n2 = cluster.node(1);
+    cluster.get(n1, "/set?name=user&value=eve");
+    String base = TandemManager.stripRoute(cluster.sessionCookie());
+    await().atMost(Duration.ofSeconds(10)).until(() -> n2.manager().engine().backupOf(base).isPresent());
+
+    assertThat(cluster.get(n1, "/invalidate")).isEqualTo("invalidated");
+
+    assertThat(n2.manager().engine().backupOf(base)).as("gone from the buddy when the logout is answered").isEmpty();
+  }
+
+  private static boolean busy(TomcatNode node) {
+    return java.util.Arrays.stream(node.manager().findSessions()).anyMatch(s -> s.getSession().getAttribute("late") != null);
+  }
+
+  private HttpResponse<String> sendQuietly(TomcatNode node, String path) {
+    try {
+      return cluster.send(node, path);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
