@@ -370,7 +370,7 @@ final class GuardedKryo extends Kryo {
       // The embedded stream may use only what is left of the value's budget (less its 5-byte length prefix).
       int left =
           output.getOutputStream() != null
-              ? limits.maxValueBytes() // only when measuring an oversized value
+              ? KryoAttributeCodec.measureCap(limits) // only when measuring an oversized value
               : output.getMaxCapacity() - output.position() - 5;
       byte[] bytes = JdkSerialization.serialize(object, filter, Math.max(left, 0));
       output.writeVarInt(bytes.length, true);

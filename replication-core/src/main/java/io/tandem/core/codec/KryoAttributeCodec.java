@@ -158,20 +158,25 @@ public final class KryoAttributeCodec implements AttributeCodec {
 
   /** The error for an oversized value, with its size counted without buffering it (up to a cap). */
   private ValueTooLargeException tooLarge(Object value, String className) {
-    long cap = MEASURE_FACTOR * (long) limits.maxValueBytes();
-    CountingStream counter = new CountingStream(cap);
+    CountingStream counter = new CountingStream(measureCap(limits));
     GuardedKryo kryo = new GuardedKryo(filter, limits);
+    Output output = new Output(counter, 8192);
     boolean exact = false;
-    try (Output output = new Output(counter, 8192)) {
+    try {
       kryo.writeClassAndObject(output, value);
       output.flush();
       exact = true;
     } catch (RuntimeException | StackOverflowError e) {
-      // Capped or failed: report what was counted, as a lower bound.
+      // Capped or failed: report what was written, as a lower bound.
     }
-    long size = exact ? counter.count : Math.max(counter.count, limits.maxValueBytes());
+    long size = exact ? counter.count : Math.max(output.total(), limits.maxValueBytes());
     return new ValueTooLargeException(
         className, size, exact, limits.maxValueBytes(), CodecDirection.SERIALIZING);
+  }
+
+  /** How far an oversized value is counted for its error message. */
+  static int measureCap(CodecLimits limits) {
+    return (int) Math.min(Integer.MAX_VALUE - 8L, MEASURE_FACTOR * (long) limits.maxValueBytes());
   }
 
   private static final class CountingStream extends OutputStream {
