@@ -1,9 +1,11 @@
 package io.tandem.core.codec;
 
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -27,12 +29,23 @@ import java.util.regex.Pattern;
  *
  * <p>Arrays are allowed exactly when their innermost component type is; array names are accepted in JVM form
  * ({@code [Ljava.lang.String;}, {@code [[I}) and source form ({@code java.lang.String[]}). The deny-list always
- * wins, even over {@code *}. Instances are immutable and thread-safe.
+ * wins, even over {@code *}.
+ *
+ * <p>The same filter guards both directions: the codecs check every class they write with {@link #refusalOf(Class)}
+ * and every class they read with {@link #check(String)}, so a value is refused on the node that writes it, where
+ * the application can be told, rather than by a peer at failover.
+ *
+ * <p>Implementation notes: instances are immutable and thread-safe. {@link #refusalOf(Class)} caches its answer
+ * per class in a {@link ClassValue}, which the JVM stores with the class itself: a lookup is a field read after the
+ * first one, and the cache never keeps a web application's class loader alive.
  */
 public final class ClassFilter {
 
   static final String NOT_ALLOWED = "not on the allow-list (tandem allowedClasses)";
   static final String DENIED = "on the built-in deny-list of known deserialization gadgets";
+  static final String HIDDEN =
+      "a hidden class (a lambda or a runtime-generated class), which no other JVM can load by name";
+  static final String PROXY = "a dynamic proxy class, which Tandem never deserializes";
 
   private static final Pattern VALID_PATTERN =
       Pattern.compile("\\*|[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$][\\p{L}\\p{N}_$]*)*(\\.\\*|\\.\\*\\*)?");
@@ -57,6 +70,8 @@ public final class ClassFilter {
           "java.lang.Number",
           "java.lang.Enum",
           "java.lang.Record",
+          "java.lang.StringBuilder",
+          "java.lang.StringBuffer",
           "java.math.BigDecimal",
           "java.math.BigInteger",
           "java.net.URI",
@@ -69,6 +84,11 @@ public final class ClassFilter {
           "java.util.LinkedHashSet",
           "java.util.TreeSet",
           "java.util.ArrayDeque",
+          "java.util.Vector",
+          "java.util.Stack",
+          "java.util.Hashtable",
+          "java.util.IdentityHashMap",
+          "java.util.EnumMap",
           "java.util.Arrays$ArrayList",
           "java.util.Map$Entry", // HashMap.readObject checks a Map.Entry[] against the JDK filter
           "java.util.CollSer", // serial proxy of List.of/Set.of/Map.of
@@ -82,6 +102,10 @@ public final class ClassFilter {
           "java.util.Currency",
           "java.util.concurrent.ConcurrentHashMap",
           "java.util.concurrent.ConcurrentHashMap$Segment",
+          "java.util.concurrent.ConcurrentSkipListMap",
+          "java.util.concurrent.ConcurrentSkipListSet",
+          "java.util.concurrent.CopyOnWriteArrayList",
+          "java.util.concurrent.CopyOnWriteArraySet",
           "java.util.concurrent.locks.ReentrantLock",
           "java.util.concurrent.locks.ReentrantLock$Sync",
           "java.util.concurrent.locks.ReentrantLock$NonfairSync",
@@ -95,7 +119,8 @@ public final class ClassFilter {
           "java.util.Collections$Unmodifiable",
           "java.util.Collections$Synchronized",
           "java.util.Collections$Empty",
-          "java.util.Collections$Singleton");
+          "java.util.Collections$Singleton",
+          "java.util.Collections$CopiesList"); // Collections.nCopies
 
   /**
    * Classes and packages used by published deserialization gadget chains, mostly from the ysoserial payload
@@ -171,6 +196,13 @@ public final class ClassFilter {
   private final Set<String> exact;
   private final List<String> directPackages;
   private final List<String> packageTrees;
+  private final ClassValue<Optional<String>> refusals =
+      new ClassValue<>() {
+        @Override
+        protected Optional<String> computeValue(Class<?> type) {
+          return Optional.ofNullable(refusal(type));
+        }
+      };
 
   private ClassFilter(List<String> patterns) {
     this.patterns = List.copyOf(patterns);
@@ -236,13 +268,70 @@ public final class ClassFilter {
   /**
    * Throws unless {@code className} may be deserialized.
    *
-   * @throws ClassNotAllowedException naming the class and whether it is denied or merely not allowed
+   * @throws ClassNotAllowedException naming the class, whether it is denied or merely not allowed, and that
+   *     deserializing failed
    */
   public void check(String className) {
     String why = refusal(className);
     if (why != null) {
-      throw new ClassNotAllowedException(className, why);
+      throw ClassNotAllowedException.onRead(className, why);
     }
+  }
+
+  /**
+   * Why instances of {@code type} may not be replicated, or empty when they may: the reason alone (for example
+   * {@code "not on the allow-list (tandem allowedClasses)"}), without the class name. Cheap after the first call
+   * for a class: the answer is cached per class.
+   *
+   * <p>Checks what a peer would check by name ({@link #allows(String)} on {@code type.getName()}, arrays by their
+   * innermost component type), with three refinements for classes a peer cannot see: an enum constant with a body
+   * is judged as its enum (that is the name both codecs write); a hidden class (lambdas) is refused, since no
+   * other JVM can load it; and a dynamic proxy class is refused, since the reader never accepts one.
+   */
+  public Optional<String> refusalOf(Class<?> type) {
+    return refusals.get(Objects.requireNonNull(type, "type"));
+  }
+
+  /**
+   * Throws unless instances of {@code type} may be serialized: the writer's side of {@link #check(String)}.
+   *
+   * @throws ClassNotAllowedException naming the class, the reason, and that serializing failed
+   */
+  void checkWrite(Class<?> type) {
+    Optional<String> why = refusalOf(type);
+    if (why.isPresent()) {
+      throw ClassNotAllowedException.onWrite(refusedName(type), why.get());
+    }
+  }
+
+  /** The name a refusal of {@code type} reports: the innermost component of an array, an enum for its constant. */
+  static String refusedName(Class<?> type) {
+    return judged(type).getName();
+  }
+
+  private static Class<?> judged(Class<?> type) {
+    Class<?> c = type;
+    while (c.isArray()) {
+      c = c.getComponentType();
+    }
+    if (!c.isEnum() && c.getSuperclass() != null && c.getSuperclass().isEnum()) {
+      c = c.getSuperclass(); // an enum constant with a body is written as its enum
+    }
+    return c;
+  }
+
+  private String refusal(Class<?> type) {
+    Class<?> c = judged(type);
+    if (c.isPrimitive()) {
+      return null;
+    }
+    if (c.isHidden()) {
+      return HIDDEN;
+    }
+    if (Proxy.isProxyClass(c)) {
+      return PROXY;
+    }
+    return refusal(c.getName());
   }
 
   /** Null when allowed, otherwise the reason for refusal. */

@@ -77,8 +77,15 @@ final class FilteringClassResolver extends DefaultClassResolver {
   @SuppressWarnings("rawtypes")
   protected void writeName(Output output, Class type, Registration registration) {
     // Fail on the writing node, where the application can be told, rather than on every peer at failover.
-    filter.check(type.getName());
-    super.writeName(output, type, registration);
+    filter.checkWrite(type);
+    // An enum constant with a body has a class of its own, but Kryo reads it through its enum's serializer:
+    // naming the enum lets the reader (and the filter) judge the class the application declared.
+    Class<?> named = isEnumBody(type) ? type.getSuperclass() : type;
+    super.writeName(output, named, registration);
+  }
+
+  private static boolean isEnumBody(Class<?> type) {
+    return !type.isEnum() && type.getSuperclass() != null && type.getSuperclass().isEnum();
   }
 
   /** Forgets the previous call's class name; Kryo's own reset runs too early (as an exception unwinds). */

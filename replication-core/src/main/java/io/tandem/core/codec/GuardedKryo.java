@@ -27,7 +27,14 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
 /**
  * A Kryo instance configured for untrusted input: class names are filtered before loading, every instantiated
  * class is filtered again (covering field types Kryo does not name in the stream), and every serializer that
- * allocates from a declared length checks it first. One instance serves one thread at a time (it is pooled).
+ * allocates from a declared length checks it first.
+ *
+ * <p>Writing mirrors reading: the class of every object written is checked, named in the stream or not, so that
+ * whatever this instance writes, an instance with the same filter reads. Reading checks a declared type only when
+ * a value of it follows (not for a null final field), because writing has no object, and so no class, to check.
+ *
+ * <p>Implementation notes: one instance serves one thread at a time (it is pooled by {@link KryoAttributeCodec});
+ * its fields, including {@code checkedTypes} and {@code decoding}, belong to the borrowing thread.
  */
 final class GuardedKryo extends Kryo {
   private final ClassFilter filter;
@@ -83,14 +90,18 @@ final class GuardedKryo extends Kryo {
 
   @Override
   public <T> T readObjectOrNull(Input input, Class<T> type) {
-    checkType(type);
+    if (!nullFollows(input)) {
+      checkType(type);
+    }
     return super.readObjectOrNull(input, type);
   }
 
   @Override
   @SuppressWarnings("rawtypes")
   public <T> T readObjectOrNull(Input input, Class<T> type, Serializer serializer) {
-    checkType(type);
+    if (!nullFollows(input)) {
+      checkType(type);
+    }
     return super.readObjectOrNull(input, type, serializer);
   }
 
@@ -98,6 +109,59 @@ final class GuardedKryo extends Kryo {
   public <T> T newInstance(Class<T> type) {
     checkType(type);
     return super.newInstance(type);
+  }
+
+  /*
+   * Every object Kryo writes goes through one of these five methods, whichever serializer writes it; the reader's
+   * checks (class names, declared types, instantiated types) all concern classes of objects written here.
+   */
+
+  @Override
+  public void writeObject(Output output, Object object) {
+    checkWritten(object);
+    super.writeObject(output, object);
+  }
+
+  @Override
+  @SuppressWarnings("rawtypes")
+  public void writeObject(Output output, Object object, Serializer serializer) {
+    checkWritten(object);
+    super.writeObject(output, object, serializer);
+  }
+
+  @Override
+  @SuppressWarnings("rawtypes")
+  public void writeObjectOrNull(Output output, Object object, Class type) {
+    checkWritten(object);
+    super.writeObjectOrNull(output, object, type);
+  }
+
+  @Override
+  @SuppressWarnings("rawtypes")
+  public void writeObjectOrNull(Output output, Object object, Serializer serializer) {
+    checkWritten(object);
+    super.writeObjectOrNull(output, object, serializer);
+  }
+
+  @Override
+  public void writeClassAndObject(Output output, Object object) {
+    checkWritten(object);
+    super.writeClassAndObject(output, object);
+  }
+
+  private void checkWritten(Object object) {
+    if (object != null) {
+      filter.checkWrite(object.getClass()); // cached per class by the filter
+    }
+  }
+
+  /**
+   * Whether the value {@code readObjectOrNull} is about to read is null. References are always on here, so the
+   * value starts with a varint that is 0 exactly for null, and a varint is 0 exactly when its first byte is.
+   */
+  private static boolean nullFollows(Input input) {
+    int position = input.position();
+    return position < input.limit() && input.getBuffer()[position] == Kryo.NULL;
   }
 
   private void checkType(Class<?> type) {
@@ -142,10 +206,14 @@ final class GuardedKryo extends Kryo {
   /**
    * JDK classes whose state Kryo cannot rebuild field by field: unmodifiable and synchronized wrappers have no
    * usable constructor, and {@code List.of}/{@code Set.of}/{@code Map.of} place elements by a per-JVM random
-   * salt, so copying their fields to another JVM would corrupt them. Their own serialization form is safe.
+   * salt, so copying their fields to another JVM would corrupt them. Kryo's generic map serializer cannot create
+   * an {@code EnumMap} (no key type), and its collection serializer would drop a {@code ConcurrentSkipListSet}'s
+   * comparator. Their own serialization form is safe.
    */
   private static boolean needsJdkSerialization(String name) {
-    if (name.startsWith("java.util.ImmutableCollections$")) {
+    if (name.startsWith("java.util.ImmutableCollections$")
+        || name.equals("java.util.EnumMap")
+        || name.equals("java.util.concurrent.ConcurrentSkipListSet")) {
       return true;
     }
     return name.startsWith("java.util.Collections$")
@@ -299,7 +367,12 @@ final class GuardedKryo extends Kryo {
 
     @Override
     public void write(Kryo kryo, Output output, Object object) {
-      byte[] bytes = JdkSerialization.serialize(object, filter, limits.maxValueBytes());
+      // The embedded stream may use only what is left of the value's budget (less its 5-byte length prefix).
+      int left =
+          output.getOutputStream() != null
+              ? KryoAttributeCodec.measureCap(limits) // only when measuring an oversized value
+              : output.getMaxCapacity() - output.position() - 5;
+      byte[] bytes = JdkSerialization.serialize(object, filter, Math.max(left, 0));
       output.writeVarInt(bytes.length, true);
       output.writeBytes(bytes);
     }

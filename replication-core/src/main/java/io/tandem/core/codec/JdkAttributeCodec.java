@@ -1,7 +1,9 @@
 package io.tandem.core.codec;
 
 import io.tandem.core.session.Blob;
+import java.io.Serializable;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * JDK serialization, for applications whose attributes rely on custom {@code writeObject}/{@code readObject}
@@ -22,6 +24,25 @@ public final class JdkAttributeCodec implements AttributeCodec {
     return "jdk";
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>For this codec the value's class must also implement {@link Serializable} (arrays excepted: their elements
+   * are judged one by one by {@link #encode}).
+   */
+  @Override
+  public Optional<String> refusalOf(Object value) {
+    Class<?> type = value.getClass();
+    Optional<String> why = filter.refusalOf(type);
+    if (why.isPresent()) {
+      return Optional.of("class " + ClassFilter.refusedName(type) + " is " + why.get());
+    }
+    if (!(value instanceof Serializable) && !type.isArray()) {
+      return Optional.of("class " + type.getName() + " does not implement java.io.Serializable (codec jdk)");
+    }
+    return Optional.empty();
+  }
+
   @Override
   public Blob encode(Object value) {
     Objects.requireNonNull(value, "value");
@@ -32,7 +53,8 @@ public final class JdkAttributeCodec implements AttributeCodec {
   public Object decode(Blob bytes, ClassLoader loader) {
     Objects.requireNonNull(bytes, "bytes");
     if (bytes.size() > limits.maxValueBytes()) {
-      throw new ValueTooLargeException("value", bytes.size(), limits.maxValueBytes());
+      throw new ValueTooLargeException(
+          "value", bytes.size(), true, limits.maxValueBytes(), CodecDirection.DESERIALIZING);
     }
     ClassLoader effective = loader != null ? loader : JdkAttributeCodec.class.getClassLoader();
     return JdkSerialization.deserialize(bytes.bytes(), 0, bytes.size(), effective, filter, limits);

@@ -3,14 +3,15 @@ package io.tandem.core.codec;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InvalidClassException;
-import java.io.NotSerializableException;
 import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
 import java.io.OutputStream;
+import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Filtered JDK serialization shared by {@link JdkAttributeCodec} and the Kryo codec's fallback for JDK classes
@@ -35,24 +36,26 @@ final class JdkSerialization {
   private JdkSerialization() {}
 
   /**
-   * Serializes {@code value}, refusing classes peers would refuse.
+   * Serializes {@code value}, refusing every class a reader with the same filter would refuse: the value's own
+   * class (before any {@code writeReplace}, as {@link ClassFilter#refusalOf(Class)} judges it), every object
+   * written (after replacement), and every class descriptor written (superclasses, array classes, {@code Class}
+   * objects). So whatever this method returns, {@link #deserialize} with the same filter and class loader accepts.
    *
-   * @throws ValueTooLargeException past {@code maxBytes}
-   * @throws CodecException when something in the graph is not serializable
+   * @throws ClassNotAllowedException naming the first refused class met
+   * @throws ClassNotSerializableException naming the first object's class that is not {@link Serializable}
+   * @throws ValueTooLargeException as soon as the output passes {@code maxBytes}
+   * @throws CodecException when a class's own {@code writeObject} fails
    */
   static byte[] serialize(Object value, ClassFilter filter, int maxBytes) {
     String className = value.getClass().getName();
+    filter.checkWrite(value.getClass());
     BoundedByteArrayOutputStream bytes = new BoundedByteArrayOutputStream(maxBytes);
     try (FilteredObjectOutputStream out = new FilteredObjectOutputStream(bytes, filter)) {
       out.writeObject(value);
     } catch (SizeExceeded e) {
-      throw new ValueTooLargeException(className, e.size, maxBytes);
-    } catch (ClassNotAllowedException e) {
+      throw new ValueTooLargeException(className, e.size, false, maxBytes, CodecDirection.SERIALIZING);
+    } catch (CodecException e) {
       throw e;
-    } catch (NotSerializableException e) {
-      throw new CodecException(
-          "cannot serialize " + className + ": " + e.getMessage() + " does not implement java.io.Serializable",
-          e);
     } catch (IOException | RuntimeException | StackOverflowError e) {
       throw new CodecException("cannot serialize " + className + ": " + e, e);
     }
@@ -77,7 +80,7 @@ final class JdkSerialization {
     } catch (InvalidClassException e) {
       // The JDK wording ("filter status: REJECTED") does not say which class: the filter remembered it.
       if (limitFilter.rejectedClass != null) {
-        throw new ClassNotAllowedException(limitFilter.rejectedClass, limitFilter.rejectedWhy);
+        throw ClassNotAllowedException.onRead(limitFilter.rejectedClass, limitFilter.rejectedWhy);
       }
       if (limitFilter.limitViolation != null) {
         throw new CodecException("cannot deserialize value: " + limitFilter.limitViolation, e);
@@ -120,8 +123,8 @@ final class JdkSerialization {
     @Override
     protected Class<?> resolveProxyClass(String[] interfaces) {
       // Dynamic proxies are the hinge of several gadget chains and have no place in a session.
-      throw new ClassNotAllowedException(
-          "java.lang.reflect.Proxy" + Arrays.toString(interfaces), ClassFilter.DENIED);
+      throw ClassNotAllowedException.onRead(
+          "java.lang.reflect.Proxy" + Arrays.toString(interfaces), ClassFilter.PROXY);
     }
   }
 
@@ -149,7 +152,7 @@ final class JdkSerialization {
       if (type != null) {
         String why = filter.refusal(type.getName());
         if (why != null) {
-          rejectedClass = type.getName();
+          rejectedClass = ClassFilter.refusedName(type);
           rejectedWhy = why;
           return Status.REJECTED;
         }
@@ -180,26 +183,66 @@ final class JdkSerialization {
     }
   }
 
-  /** Refuses, before writing, classes that peers would refuse to read. */
+  /**
+   * Refuses, before writing, every class that a reader would refuse, and every object that is not
+   * {@link Serializable}. Both refusals are runtime exceptions, which {@link ObjectOutputStream#writeObject} lets
+   * through untouched.
+   *
+   * <p>One exception to the checks: when an {@link IOException} (from a class's own {@code writeObject}, or the
+   * size limit) escapes, {@code ObjectOutputStream} writes the exception object itself into the stream before
+   * rethrowing it. Refusing the exception's classes there would replace the real failure with a misleading one,
+   * and the bytes are discarded anyway, so nothing is checked while that happens.
+   */
   private static final class FilteredObjectOutputStream extends ObjectOutputStream {
+    private static final StackWalker STACK = StackWalker.getInstance();
     private final ClassFilter filter;
 
     FilteredObjectOutputStream(OutputStream out, ClassFilter filter) throws IOException {
       super(out);
       this.filter = filter;
+      enableReplaceObject(true); // only to see every object written, after its own writeReplace
+    }
+
+    @Override
+    protected Object replaceObject(Object obj) {
+      Class<?> type = obj.getClass();
+      Optional<String> why = filter.refusalOf(type);
+      if (why.isPresent()) {
+        refuse(ClassNotAllowedException.onWrite(ClassFilter.refusedName(type), why.get()));
+      } else if (!(obj instanceof Serializable) && !type.isArray()) {
+        // ObjectOutputStream would throw NotSerializableException, an IOException it then writes into the stream.
+        refuse(new ClassNotSerializableException(type.getName()));
+      }
+      return obj;
     }
 
     @Override
     protected void annotateClass(Class<?> type) {
-      // ObjectOutputStream serializes its own failure (e.g. NotSerializableException) into the stream: let it.
-      if (!Throwable.class.isAssignableFrom(type)) {
-        filter.check(type.getName());
+      Optional<String> why = filter.refusalOf(type);
+      if (why.isPresent()) {
+        refuse(ClassNotAllowedException.onWrite(ClassFilter.refusedName(type), why.get()));
       }
     }
 
     @Override
     protected void annotateProxyClass(Class<?> type) {
-      throw new ClassNotAllowedException(type.getName(), ClassFilter.DENIED);
+      refuse(ClassNotAllowedException.onWrite(type.getName(), ClassFilter.PROXY));
+    }
+
+    private static void refuse(CodecException refusal) {
+      // Refusals are rare, so walking the stack only then costs nothing on the common path.
+      if (!writingFailure()) {
+        throw refusal;
+      }
+    }
+
+    private static boolean writingFailure() {
+      return STACK.walk(
+          frames ->
+              frames.anyMatch(
+                  f ->
+                      f.getClassName().equals("java.io.ObjectOutputStream")
+                          && f.getMethodName().equals("writeFatalException")));
     }
   }
 

@@ -7,6 +7,7 @@ import com.esotericsoftware.kryo.util.Pool;
 import io.tandem.core.session.Blob;
 import java.io.OutputStream;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Kryo 5 codec: several times faster and smaller than JDK serialization for typical session values.
@@ -27,6 +28,7 @@ import java.util.Objects;
  */
 public final class KryoAttributeCodec implements AttributeCodec {
   private static final int POOL_SIZE = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+  private static final int MEASURE_FACTOR = 4;
 
   private final ClassFilter filter;
   private final CodecLimits limits;
@@ -53,6 +55,19 @@ public final class KryoAttributeCodec implements AttributeCodec {
   }
 
   @Override
+  public Optional<String> refusalOf(Object value) {
+    Class<?> type = value.getClass();
+    return filter.refusalOf(type).map(why -> "class " + ClassFilter.refusedName(type) + " is " + why);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The output buffer never grows past {@code maxValueBytes}: writing stops there. Only then is the value
+   * written a second time into a counter (no buffer, at most {@value #MEASURE_FACTOR} times the limit) so that
+   * the error can say how large it is.
+   */
+  @Override
   public Blob encode(Object value) {
     Objects.requireNonNull(value, "value");
     String className = value.getClass().getName();
@@ -65,8 +80,9 @@ public final class KryoAttributeCodec implements AttributeCodec {
       ok = true;
       return Blob.wrap(bytes);
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
-      if (CodecFailures.find(e, KryoBufferOverflowException.class) != null) {
-        throw new ValueTooLargeException(className, measure(value), limits.maxValueBytes());
+      if (CodecFailures.find(e, KryoBufferOverflowException.class) != null
+          || CodecFailures.find(e, ValueTooLargeException.class) != null) {
+        throw tooLarge(value, className);
       }
       throw translate(e, "cannot serialize " + className);
     } finally {
@@ -78,7 +94,8 @@ public final class KryoAttributeCodec implements AttributeCodec {
   public Object decode(Blob bytes, ClassLoader loader) {
     Objects.requireNonNull(bytes, "bytes");
     if (bytes.size() > limits.maxValueBytes()) {
-      throw new ValueTooLargeException("value", bytes.size(), limits.maxValueBytes());
+      throw new ValueTooLargeException(
+          "value", bytes.size(), true, limits.maxValueBytes(), CodecDirection.DESERIALIZING);
     }
     GuardedKryo kryo = pool.obtain();
     boolean ok = false;
@@ -139,18 +156,27 @@ public final class KryoAttributeCodec implements AttributeCodec {
     return new CodecException(what, e);
   }
 
-  /** Size of an oversized value for the error message, counted without buffering it (capped at 16x the max). */
-  private long measure(Object value) {
-    long cap = 16L * limits.maxValueBytes();
-    CountingStream counter = new CountingStream(cap);
+  /** The error for an oversized value, with its size counted without buffering it (up to a cap). */
+  private ValueTooLargeException tooLarge(Object value, String className) {
+    CountingStream counter = new CountingStream(measureCap(limits));
     GuardedKryo kryo = new GuardedKryo(filter, limits);
-    try (Output output = new Output(counter, 8192)) {
+    Output output = new Output(counter, 8192);
+    boolean exact = false;
+    try {
       kryo.writeClassAndObject(output, value);
       output.flush();
+      exact = true;
     } catch (RuntimeException | StackOverflowError e) {
-      // Capped or failed: report what was counted, at least one byte over the limit.
+      // Capped or failed: report what was written, as a lower bound.
     }
-    return Math.max(counter.count, limits.maxValueBytes() + 1L);
+    long size = exact ? counter.count : Math.max(output.total(), limits.maxValueBytes());
+    return new ValueTooLargeException(
+        className, size, exact, limits.maxValueBytes(), CodecDirection.SERIALIZING);
+  }
+
+  /** How far an oversized value is counted for its error message. */
+  static int measureCap(CodecLimits limits) {
+    return (int) Math.min(Integer.MAX_VALUE - 8L, MEASURE_FACTOR * (long) limits.maxValueBytes());
   }
 
   private static final class CountingStream extends OutputStream {

@@ -403,7 +403,7 @@ class AttributeCodecTest {
     Object value = new NotSerializable();
     if (kind == CodecKind.JDK) {
       assertThatThrownBy(() -> codec(kind, ClassFilter.of(List.of("*"))).encode(value))
-          .isExactlyInstanceOf(CodecException.class)
+          .isExactlyInstanceOf(ClassNotSerializableException.class)
           .hasMessageContaining(NotSerializable.class.getName());
     } else {
       // Kryo needs no Serializable marker.

@@ -104,6 +104,51 @@ class ClassFilterTest {
         .isEqualTo("java.net.URL");
   }
 
+  @Test
+  void refusalOf_collectionsAddedToTheBaseSet_areAllowed() {
+    ClassFilter f = ClassFilter.defaultsOnly();
+    for (Class<?> type :
+        List.of(
+            StringBuilder.class,
+            StringBuffer.class,
+            java.util.Vector.class,
+            java.util.Stack.class,
+            java.util.Hashtable.class,
+            java.util.IdentityHashMap.class,
+            java.util.EnumMap.class,
+            java.util.concurrent.ConcurrentSkipListMap.class,
+            java.util.concurrent.ConcurrentSkipListSet.class,
+            java.util.concurrent.CopyOnWriteArrayList.class,
+            java.util.concurrent.CopyOnWriteArraySet.class,
+            java.util.Collections.nCopies(2, "x").getClass())) {
+      assertThat(f.refusalOf(type)).as(type.getName()).isEmpty();
+    }
+    assertThat(f.refusalOf(java.util.PriorityQueue.class)).hasValue(ClassFilter.NOT_ALLOWED);
+  }
+
+  @Test
+  void refusalOf_hiddenAndProxyClasses_areRefusedEvenWithStar() {
+    ClassFilter f = ClassFilter.of(List.of("*"));
+    Runnable lambda = () -> {};
+    Object proxy =
+        java.lang.reflect.Proxy.newProxyInstance(
+            getClass().getClassLoader(), new Class<?>[] {Runnable.class}, (p, m, a) -> null);
+
+    assertThat(f.refusalOf(lambda.getClass())).hasValue(ClassFilter.HIDDEN);
+    assertThat(f.refusalOf(proxy.getClass())).hasValue(ClassFilter.PROXY);
+    assertThat(f.refusalOf(int[][].class)).isEmpty();
+    assertThat(f.refusalOf(java.net.URL[].class)).hasValue(ClassFilter.DENIED);
+  }
+
+  @Test
+  void check_refusal_saysDeserializing() {
+    assertThatThrownBy(() -> ClassFilter.defaultsOnly().check("com.example.Cart"))
+        .isInstanceOf(ClassNotAllowedException.class)
+        .hasMessageContaining("deserialize")
+        .extracting(e -> ((ClassNotAllowedException) e).direction())
+        .isEqualTo(CodecDirection.DESERIALIZING);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"", " ", "com..x", "com.*.x", "**", "com.example.***", "1abc.X", "a b"})
   void malformedPatternsAreRejected(String pattern) {
