@@ -40,6 +40,24 @@ final class RequestTracking {
     return current == null ? new RequestTracking() : current;
   }
 
+  /**
+   * Runs {@code work} with {@code tracking} current on this thread (the request's own, or the thread completing an
+   * async request), so that what the flush reports lands in it.
+   */
+  static <T> T within(RequestTracking tracking, java.util.function.Supplier<T> work) {
+    RequestTracking previous = CURRENT.get();
+    CURRENT.set(tracking);
+    try {
+      return work.get();
+    } finally {
+      if (previous == null) {
+        CURRENT.remove();
+      } else {
+        CURRENT.set(previous);
+      }
+    }
+  }
+
   static void accessed(TandemSession session) {
     RequestTracking current = CURRENT.get();
     if (current != null) {

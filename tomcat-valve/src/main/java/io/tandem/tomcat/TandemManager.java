@@ -64,24 +64,6 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   private volatile ReplicationEngine engine;
   private volatile AttributeCodec codec;
   private volatile JdkAttributeCodec metadataCodec;
-  private volatile ClassFilter filter;
-  private final ClassValue<Optional<String>> refusals = new ClassValue<>() {
-    @Override
-    protected Optional<String> computeValue(Class<?> type) {
-      Class<?> element = type;
-      while (element.isArray()) {
-        element = element.getComponentType();
-      }
-      if (element.isPrimitive()) {
-        return Optional.empty();
-      }
-      if (codecKind() == CodecKind.JDK && !Serializable.class.isAssignableFrom(type)) {
-        return Optional.of("the class is not Serializable (codec jdk)");
-      }
-      return filter.allows(element.getName()) ? Optional.empty()
-          : Optional.of("class " + element.getName() + " is not allowed by the class filter; add it to allowedClasses");
-    }
-  };
   private final ResponseCounters responses = new ResponseCounters();
   private final Set<String> principalClassesWarned = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private volatile GrizzlyTransport transport;
@@ -162,7 +144,6 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     }
     this.cluster = settings;
     this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
-    this.filter = ClassFilter.of(config.allowedClasses());
     // A custom or JAAS principal is the application's class like any attribute value: allowedClasses covers it.
     List<String> metadataClasses = new ArrayList<>(METADATA_CLASSES);
     metadataClasses.addAll(config.allowedClasses());
@@ -253,12 +234,13 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   }
 
   /**
-   * Why a value of this class will not be replicated, judged on its top-level class alone (cached per class): a
-   * value refused here is refused at {@code setAttribute}; a value accepted here may still hold something that
-   * cannot be replicated, which the codec finds at the end of the request.
+   * Why a value of this class will not be replicated, judged on its top-level class alone (the codec caches it per
+   * class): a value refused here is refused at {@code setAttribute}; a value accepted here may still hold something
+   * that cannot be replicated, which the codec finds at the end of the request.
    */
   Optional<String> refusalOf(Object value) {
-    return filter == null ? Optional.empty() : refusals.get(value.getClass());
+    AttributeCodec current = codec;
+    return current == null ? Optional.empty() : current.refusalOf(value);
   }
 
   ResponseCounters responses() {

@@ -92,6 +92,10 @@ final class TandemValve extends ValveBase {
    * the client may be told.
    */
   private Verdict replicate(RequestTracking tracked) {
+    return RequestTracking.within(tracked, () -> replicateTracked(tracked));
+  }
+
+  private Verdict replicateTracked(RequestTracking tracked) {
     boolean sync = manager.synchronous();
     Verdict verdict = Verdict.OK;
     for (TandemSession session : tracked.sessions()) {

@@ -3,6 +3,7 @@ package io.tandem.core.replicator;
 import io.tandem.core.logging.RateLimitedLog;
 
 import io.tandem.core.codec.AttributeCodec;
+import io.tandem.core.codec.ClassNotAllowedException;
 import io.tandem.core.codec.CodecException;
 import io.tandem.core.config.MutationPolicy;
 import io.tandem.core.config.ReplicationConfig;
@@ -59,8 +60,9 @@ final class FlushRules {
    */
   void reportNotReplicable(String sessionId, String attribute, String className, CodecException cause) {
     counters.attributesNotReplicable.increment();
+    String refused = cause instanceof ClassNotAllowedException notAllowed ? notAllowed.className() : className;
     log.warn(
-        "not-replicable:" + attribute + ":" + className,
+        "not-replicable:" + attribute + ":" + refused,
         "Session [" + sessionId + "] attribute [" + attribute + "] of class [" + className + "] cannot be replicated: "
             + cause.getMessage());
     listener.attributeNotReplicable(sessionId, attribute, cause);
