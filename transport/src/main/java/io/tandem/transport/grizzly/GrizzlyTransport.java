@@ -70,7 +70,11 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  *       its selector thread, which gives the contract's per-sender order and no concurrent handling.
  *   <li>{@code ready} (authenticated connection per peer), {@code byConnection} and {@code addresses} are
  *       concurrent maps. {@code waiting} (requests queued until a peer's connection is ready) and {@code dialing}
- *       are guarded by {@code this}, as is the decision to queue or send, so queued requests leave in order.
+ *       are guarded by {@code lock}, as is the decision to queue or send. Queued requests leave in order because
+ *       one thread drains a peer's queue and later requests join it until it is empty.
+ *   <li>No lock is held while a future is completed, a frame is written or a connection is dialed: a caller may
+ *       hold a session lock that a future's callback also takes. Sending and closing need no lock between them
+ *       (see {@link #send}).
  *   <li>Timers (request and connect timeouts, redials) run on one {@code tandem-transport-timer-<node>} thread.
  * </ul>
  */
@@ -84,7 +88,13 @@ public final class GrizzlyTransport implements Transport {
   private final Map<NodeId, PeerConnection> ready = new ConcurrentHashMap<>();
   private final Map<Connection<?>, PeerConnection> byConnection = new ConcurrentHashMap<>();
   private final Map<NodeId, InetSocketAddress> addresses = new ConcurrentHashMap<>();
-  private final Map<NodeId, List<Waiting>> waiting = new HashMap<>();
+  /** Guards {@link #waiting} and {@link #dialing}; never held while completing a future or doing I/O. */
+  private final Object lock = new Object();
+
+  @GuardedBy("lock")
+  private final Map<NodeId, Queue> waiting = new HashMap<>();
+
+  @GuardedBy("lock")
   private final Map<SocketAddress, NodeId> dialing = new HashMap<>();
   private final Map<NodeId, Duration> backoff = new ConcurrentHashMap<>();
   private final ScheduledExecutorService timer;
@@ -93,8 +103,40 @@ public final class GrizzlyTransport implements Transport {
   private volatile RequestHandler handler;
   private volatile InetSocketAddress boundAddress;
   private volatile boolean closed;
+  private volatile Hooks hooks = Hooks.NONE;
 
   private record Waiting(Message message, CompletableFuture<Message> reply) {}
+
+  /**
+   * Requests for one peer that arrived while it had no ready connection, in arrival order. Once the connection is
+   * ready one thread drains it outside the lock; requests arriving meanwhile join the queue instead of overtaking it,
+   * which keeps each caller's requests in order without holding a lock across the writes.
+   */
+  private static final class Queue {
+    final List<Waiting> items = new ArrayList<>();
+    boolean draining;
+
+    List<Waiting> takeAll() {
+      List<Waiting> taken = List.copyOf(items);
+      items.clear();
+      return taken;
+    }
+  }
+
+  /** Points where a test can interleave a thread deterministically; no-ops in production. */
+  interface Hooks {
+    Hooks NONE = new Hooks() {};
+
+    /** A send checked that its connection is open and is about to register its pending reply. */
+    default void beforeRegisteringReply(PeerConnection connection) {}
+
+    /** A connection's pending replies have been failed. */
+    default void afterClosed(PeerConnection connection) {}
+  }
+
+  void hooks(Hooks testHooks) {
+    this.hooks = testHooks;
+  }
 
   private static final class Counters {
     final LongAdder accepted = new LongAdder();
@@ -189,11 +231,13 @@ public final class GrizzlyTransport implements Transport {
   }
 
   /** A member back in the view whose connection was kept open for its pending replies gets that connection back. */
-  private synchronized void reinstate(NodeId peer) {
-    for (PeerConnection connection : byConnection.values()) {
-      if (peer.equals(connection.peer()) && connection.state() == PeerConnection.State.READY) {
-        ready.putIfAbsent(peer, connection);
-        return;
+  private void reinstate(NodeId peer) {
+    synchronized (lock) {
+      for (PeerConnection connection : byConnection.values()) {
+        if (peer.equals(connection.peer()) && connection.state() == PeerConnection.State.READY) {
+          ready.putIfAbsent(peer, connection);
+          return;
+        }
       }
     }
   }
@@ -231,65 +275,107 @@ public final class GrizzlyTransport implements Transport {
       reply.completeExceptionally(new PeerUnreachableException(peer, "transport of " + local.value() + " is not running"));
       return reply;
     }
-    synchronized (this) {
-      PeerConnection connection = ready.get(peer);
-      List<Waiting> queued = waiting.get(peer);
-      if (connection != null && (queued == null || queued.isEmpty())) {
-        send(connection, message, reply);
-        return reply;
+    // Only the decision is taken under the lock: the send, and any failure it completes, happen after it is released
+    // (a caller may hold a session lock that a future's callback also takes).
+    PeerConnection connection;
+    Queue queue;
+    Queue toDrain = null;
+    synchronized (lock) {
+      connection = ready.get(peer);
+      queue = waiting.get(peer);
+      if (queue == null && connection == null && addresses.containsKey(peer)) {
+        queue = new Queue();
+        waiting.put(peer, queue);
       }
-      if (!addresses.containsKey(peer)) {
-        reply.completeExceptionally(new PeerUnreachableException(peer, "not a member of the current view"));
-        return reply;
-      }
-      waiting.computeIfAbsent(peer, p -> new ArrayList<>()).add(new Waiting(message, reply));
-      if (local.compareTo(peer) < 0) {
-        dial(peer);
-      }
-    }
-    timer.schedule(() -> {
-      if (reply.completeExceptionally(new PeerUnreachableException(peer, "no connection within " + config.connectTimeout().toMillis() + "ms"))) {
-        synchronized (this) {
-          List<Waiting> queued = waiting.get(peer);
-          if (queued != null) {
-            queued.removeIf(w -> w.reply() == reply);
-          }
+      if (queue != null) {
+        queue.items.add(new Waiting(message, reply));
+        if (connection != null && !queue.draining) {
+          queue.draining = true; // a connection came back without draining (reinstated): this caller drains
+          toDrain = queue;
         }
       }
-    }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+    if (queue == null && connection != null) {
+      send(connection, message, reply);
+    } else if (queue == null) {
+      reply.completeExceptionally(new PeerUnreachableException(peer, "not a member of the current view"));
+    } else if (toDrain != null) {
+      drain(peer, toDrain, connection);
+    } else {
+      if (connection == null && local.compareTo(peer) < 0) {
+        dial(peer);
+      }
+      timer.schedule(() -> expireWaiting(peer, reply), config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
     return reply;
   }
 
-  private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply) {
-    synchronized (connection) {
-      if (connection.state() != PeerConnection.State.READY) {
-        reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
-        return;
+  /** Fails a request still queued for a connection after the connect timeout; one already sent is left alone. */
+  private void expireWaiting(NodeId peer, CompletableFuture<Message> reply) {
+    boolean removed = false;
+    synchronized (lock) {
+      Queue queue = waiting.get(peer);
+      if (queue != null) {
+        removed = queue.items.removeIf(w -> w.reply() == reply);
       }
-      long id = connection.nextCorrelationId();
-      ByteBuffer frame = MessageCodec.encode(new Envelope(id, false, message));
-      int size = frame.remaining();
-      if (connection.queuedBytes.get() + size > config.maxQueuedBytesPerPeer()) {
-        counters.backPressure.increment();
-        reply.completeExceptionally(new BackPressureException(connection.peer(), connection.queuedBytes.get(), config.maxQueuedBytesPerPeer()));
-        return;
-      }
-      connection.pending.put(id, reply);
-      counters.sent.increment();
-      write(connection, frame, size);
-      timer.schedule(() -> {
-        if (connection.pending.remove(id, reply)) {
-          counters.timedOut.increment();
-          reply.completeExceptionally(new TimeoutException("no reply from " + connection.peer().value() + " within "
-              + config.requestTimeout().toMillis() + "ms"));
-        }
-      }, config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+    if (removed) {
+      reply.completeExceptionally(new PeerUnreachableException(peer, "no connection within " + config.connectTimeout().toMillis() + "ms"));
     }
   }
 
-  @SuppressWarnings("unchecked")
+  /**
+   * Sends one request on a ready connection, with no lock held: encoding, the socket write and any failure all
+   * happen on the caller's thread outside every lock.
+   *
+   * <p>Closing races sending without a lock between them: {@link #closed} marks the connection CLOSED and then
+   * fails what is pending; a send registers its pending reply and then checks for CLOSED. Whichever runs second
+   * sees the other's step, so a send racing a close fails at once instead of waiting out its timeout; {@code
+   * pending.remove(id, reply)} makes sure only one of them completes the reply.
+   */
+  private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply) {
+    if (connection.state() != PeerConnection.State.READY) {
+      reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
+      return;
+    }
+    long id = connection.nextCorrelationId();
+    ByteBuffer frame = MessageCodec.encode(new Envelope(id, false, message));
+    int size = frame.remaining();
+    long queued = connection.queuedBytes.addAndGet(size);
+    if (queued > config.maxQueuedBytesPerPeer()) {
+      connection.queuedBytes.addAndGet(-size);
+      counters.backPressure.increment();
+      reply.completeExceptionally(new BackPressureException(connection.peer(), queued - size, config.maxQueuedBytesPerPeer()));
+      return;
+    }
+    hooks.beforeRegisteringReply(connection);
+    connection.pending.put(id, reply);
+    if (connection.state() != PeerConnection.State.READY) {
+      connection.queuedBytes.addAndGet(-size);
+      if (connection.pending.remove(id, reply)) {
+        reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
+      }
+      return;
+    }
+    counters.sent.increment();
+    writeReserved(connection, frame, size);
+    timer.schedule(() -> {
+      if (connection.pending.remove(id, reply)) {
+        counters.timedOut.increment();
+        reply.completeExceptionally(new TimeoutException("no reply from " + connection.peer().value() + " within "
+            + config.requestTimeout().toMillis() + "ms"));
+      }
+    }, config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
   private void write(PeerConnection connection, ByteBuffer frame, int size) {
     connection.queuedBytes.addAndGet(size);
+    writeReserved(connection, frame, size);
+  }
+
+  /** Writes a frame whose {@code size} is already counted in the connection's queued bytes. */
+  @SuppressWarnings("unchecked")
+  private void writeReserved(PeerConnection connection, ByteBuffer frame, int size) {
     Buffer buffer = Buffers.wrap(grizzly.getMemoryManager(), frame);
     ((Connection<SocketAddress>) connection.connection).write(buffer, new EmptyCompletionHandler<WriteResult<Buffer, SocketAddress>>() {
       @Override
@@ -307,26 +393,28 @@ public final class GrizzlyTransport implements Transport {
 
   private void respond(PeerConnection connection, long correlationId, Message reply) {
     ByteBuffer frame = MessageCodec.encode(new Envelope(correlationId, true, reply));
-    synchronized (connection) {
-      if (connection.state() != PeerConnection.State.CLOSED) {
-        write(connection, frame, frame.remaining());
-      }
+    if (connection.state() != PeerConnection.State.CLOSED) {
+      write(connection, frame, frame.remaining()); // a write on a connection closed meanwhile fails harmlessly
     }
   }
 
   // ---- connections -----------------------------------------------------------------------------------------------
 
-  private synchronized void dial(NodeId peer) {
-    InetSocketAddress address = addresses.get(peer);
-    if (address == null || closed || ready.containsKey(peer) || dialing.containsValue(peer) || handshaking(peer)) {
-      return;
+  private void dial(NodeId peer) {
+    InetSocketAddress address;
+    synchronized (lock) {
+      address = addresses.get(peer);
+      if (address == null || closed || ready.containsKey(peer) || dialing.containsValue(peer) || handshaking(peer)) {
+        return;
+      }
+      dialing.put(address, peer);
     }
-    dialing.put(address, peer);
     counters.dialed.increment();
+    // Outside the lock: a connect that fails at once runs failed() on this thread, which completes futures.
     grizzly.connect(address, new EmptyCompletionHandler<>() {
       @Override
       public void failed(Throwable error) {
-        synchronized (GrizzlyTransport.this) {
+        synchronized (lock) {
           dialing.remove(address);
         }
         failWaiters(peer, "cannot connect to " + address + ": " + error.getMessage());
@@ -355,35 +443,57 @@ public final class GrizzlyTransport implements Transport {
   }
 
   private void failWaiters(NodeId peer, String reason) {
-    List<Waiting> failed;
-    synchronized (this) {
-      failed = waiting.remove(peer);
+    List<Waiting> failed = List.of();
+    synchronized (lock) {
+      Queue queue = waiting.remove(peer);
+      if (queue != null) {
+        failed = queue.takeAll(); // a drainer holding this queue finds it empty and stops
+      }
     }
-    if (failed != null) {
-      failed.forEach(w -> w.reply().completeExceptionally(new PeerUnreachableException(peer, reason)));
-    }
+    failed.forEach(w -> w.reply().completeExceptionally(new PeerUnreachableException(peer, reason)));
   }
 
   private void becameReady(PeerConnection connection) {
     NodeId peer = connection.peer();
-    List<Waiting> queued;
-    synchronized (this) {
+    PeerConnection previous;
+    Queue queue;
+    synchronized (lock) {
       connection.state(PeerConnection.State.READY);
-      PeerConnection previous = ready.put(peer, connection);
-      if (previous != null && previous != connection) {
-        previous.connection.closeSilently();
-      }
+      previous = ready.put(peer, connection);
       backoff.remove(peer);
-      queued = waiting.remove(peer);
-      if (queued != null) {
-        for (Waiting w : queued) {
-          if (!w.reply().isDone()) {
-            send(connection, w.message(), w.reply());
-          }
+      queue = waiting.get(peer);
+      if (queue != null && queue.draining) {
+        queue = null; // another connection's drainer is at work; it sends what arrives meanwhile
+      } else if (queue != null) {
+        queue.draining = true;
+      }
+    }
+    if (previous != null && previous != connection) {
+      previous.connection.closeSilently();
+    }
+    if (queue != null) {
+      drain(peer, queue, connection);
+    }
+    LOG.log(Level.DEBUG, "Tandem transport {0}: connected to {1}", local.value(), connection.describe());
+  }
+
+  /** Sends a peer's queued requests in order, outside the lock, until the queue stays empty; then retires it. */
+  private void drain(NodeId peer, Queue queue, PeerConnection connection) {
+    while (true) {
+      List<Waiting> batch;
+      synchronized (lock) {
+        batch = queue.takeAll();
+        if (batch.isEmpty()) {
+          waiting.remove(peer, queue);
+          return;
+        }
+      }
+      for (Waiting w : batch) {
+        if (!w.reply().isDone()) {
+          send(connection, w.message(), w.reply());
         }
       }
     }
-    LOG.log(Level.DEBUG, "Tandem transport {0}: connected to {1}", local.value(), connection.describe());
   }
 
   private void closed(PeerConnection connection) {
@@ -396,6 +506,7 @@ public final class GrizzlyTransport implements Transport {
         e.getValue().completeExceptionally(new PeerUnreachableException(peer == null ? local : peer, "connection closed"));
       }
     }
+    hooks.afterClosed(connection);
     if (connection.dialer && (wasCurrent || !ready.containsKey(peer))) {
       scheduleRedial(peer);
     }
@@ -419,7 +530,7 @@ public final class GrizzlyTransport implements Transport {
       // Leaving "dialing" and entering "byConnection" is one step under the lock dial() takes: in between, a
       // concurrent request would see neither and dial a second connection, whose handshake then closes this one
       // along with the requests already sent on it.
-      synchronized (GrizzlyTransport.this) {
+      synchronized (lock) {
         NodeId expected = dialing.remove((SocketAddress) connection.getPeerAddress());
         if (expected == null) {
           connection.closeSilently();
@@ -608,7 +719,7 @@ public final class GrizzlyTransport implements Transport {
 
   @Override
   public void close() {
-    synchronized (this) {
+    synchronized (lock) {
       if (closed) {
         return;
       }
