@@ -1,5 +1,6 @@
 package io.tandem.transport.grizzly;
 
+import io.tandem.core.config.Units;
 import io.tandem.core.logging.RateLimitedLog;
 import io.tandem.core.session.Blob;
 import io.tandem.core.spi.BackPressureException;
@@ -18,6 +19,8 @@ import io.tandem.core.wire.MessageCodec;
 import io.tandem.core.wire.UnknownMessageTypeException;
 import io.tandem.core.wire.UnsupportedProtocolVersionException;
 import io.tandem.core.wire.WireException;
+import io.tandem.transport.membership.MemberProber;
+import io.tandem.transport.membership.ProbeOutcome;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -31,7 +34,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -78,13 +87,20 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  *   <li>Timers (request and connect timeouts, redials) run on one {@code tandem-transport-timer-<node>} thread.
  * </ul>
  */
-public final class GrizzlyTransport implements Transport {
+public final class GrizzlyTransport implements Transport, MemberProber {
   private static final Logger LOG = System.getLogger(GrizzlyTransport.class.getName());
 
   private final GrizzlyTransportConfig config;
   private final NodeId local;
   private final PeerAuthenticator authenticator;
-  private final RateLimitedLog log = new RateLimitedLog(LOG);
+  private final RateLimitedLog log;
+  private final Refusals refusals;
+  private final UnauthenticatedConnections unauthenticated;
+  private final HandshakeProtocol handshake;
+  private final MemberProbe memberProbe;
+  private final Map<NodeId, String> refusedMembers = new ConcurrentHashMap<>();
+  private final ExecutorService probes;
+  private final LongSupplier nanoClock;
   private final Map<NodeId, PeerConnection> ready = new ConcurrentHashMap<>();
   private final Map<Connection<?>, PeerConnection> byConnection = new ConcurrentHashMap<>();
   private final Map<NodeId, InetSocketAddress> addresses = new ConcurrentHashMap<>();
@@ -141,9 +157,6 @@ public final class GrizzlyTransport implements Transport {
   private static final class Counters {
     final LongAdder accepted = new LongAdder();
     final LongAdder dialed = new LongAdder();
-    final LongAdder authFailures = new LongAdder();
-    final LongAdder refusedFrames = new LongAdder();
-    final LongAdder corrupt = new LongAdder();
     final LongAdder backPressure = new LongAdder();
     final LongAdder sent = new LongAdder();
     final LongAdder timedOut = new LongAdder();
@@ -151,14 +164,32 @@ public final class GrizzlyTransport implements Transport {
   }
 
   public GrizzlyTransport(GrizzlyTransportConfig config) {
+    this(config, new RateLimitedLog(LOG), System::nanoTime);
+  }
+
+  /** For tests: the log refusals go to, and the clock deadlines are measured on. */
+  GrizzlyTransport(GrizzlyTransportConfig config, RateLimitedLog log, LongSupplier nanoClock) {
     this.config = config;
     this.local = config.localNode();
+    this.log = log;
+    this.nanoClock = nanoClock;
+    this.refusals = new Refusals(log);
+    this.unauthenticated = new UnauthenticatedConnections(config.maxUnauthenticatedConnections(), config.maxUnauthenticatedPerAddress());
     this.authenticator = new PeerAuthenticator(config.sharedSecret(), config.clusterName());
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "tandem-transport-timer-" + local.value());
+    this.handshake = new HandshakeProtocol(config, authenticator, new HandshakeLink());
+    this.memberProbe = new MemberProbe(config, authenticator);
+    this.timer = Executors.newSingleThreadScheduledExecutor(daemon("tandem-transport-timer-" + local.value()));
+    AtomicInteger probeThreads = new AtomicInteger();
+    this.probes = new ThreadPoolExecutor(0, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        r -> daemon("tandem-transport-probe-" + local.value() + "-" + probeThreads.incrementAndGet()).newThread(r));
+  }
+
+  private static ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
       t.setDaemon(true);
       return t;
-    });
+    };
   }
 
   @Override
@@ -198,6 +229,8 @@ public final class GrizzlyTransport implements Transport {
         .setProcessor(chain.build())
         .build();
     grizzly.start();
+    long period = sweepPeriodMillis();
+    timer.scheduleWithFixedDelay(this::sweepSafely, period, period, TimeUnit.MILLISECONDS);
     TCPNIOServerConnection server = grizzly.bind(config.bindHost(), config.port());
     boundAddress = (InetSocketAddress) server.getLocalAddress();
     LOG.log(Level.INFO, "Tandem transport of {0} listening on {1} ({2})", local.value(), localAddress(), config);
@@ -498,6 +531,7 @@ public final class GrizzlyTransport implements Transport {
 
   private void closed(PeerConnection connection) {
     connection.state(PeerConnection.State.CLOSED);
+    releaseSlot(connection);
     byConnection.remove(connection.connection);
     NodeId peer = connection.peer();
     boolean wasCurrent = peer != null && ready.remove(peer, connection);
@@ -519,7 +553,16 @@ public final class GrizzlyTransport implements Transport {
     @Override
     public NextAction handleAccept(FilterChainContext ctx) {
       counters.accepted.increment();
-      byConnection.put(ctx.getConnection(), new PeerConnection(ctx.getConnection(), false, null, authenticator.newNonce(), config.maxFrameSize()));
+      Connection<?> connection = ctx.getConnection();
+      String ip = Refusals.ip(connection.getPeerAddress());
+      if (closed || !unauthenticated.admit(ip)) {
+        refusals.refuse(RefusalCause.TOO_MANY_UNAUTHENTICATED, connection.getPeerAddress(), "Refused a connection from " + ip
+            + ": " + unauthenticated.count() + " connections are already in their handshake (limits: "
+            + config.maxUnauthenticatedConnections() + " in total, " + config.maxUnauthenticatedPerAddress() + " per address)");
+        connection.closeSilently();
+        return ctx.getStopAction();
+      }
+      byConnection.put(connection, new PeerConnection(connection, false, null, authenticator.newNonce(), nanoClock.getAsLong(), true));
       return ctx.getInvokeAction();
     }
 
@@ -536,10 +579,10 @@ public final class GrizzlyTransport implements Transport {
           connection.closeSilently();
           return ctx.getStopAction();
         }
-        peer = new PeerConnection(connection, true, expected, authenticator.newNonce(), config.maxFrameSize());
+        peer = new PeerConnection(connection, true, expected, authenticator.newNonce(), nanoClock.getAsLong(), false);
         byConnection.put(connection, peer);
       }
-      sendHandshake(peer, Blob.EMPTY);
+      handshake.hello(peer);
       return ctx.getInvokeAction();
     }
 
@@ -552,27 +595,33 @@ public final class GrizzlyTransport implements Transport {
         return ctx.getStopAction();
       }
       connection.decoder.feed(input.toByteBuffer());
+      boolean completedAFrame = false;
       try {
         while (connection.state() != PeerConnection.State.CLOSED) {
           Envelope envelope;
           try {
             envelope = connection.decoder.next();
           } catch (CorruptFrameException e) {
-            counters.corrupt.increment();
-            log.warn("corrupt", "Closing the connection from " + connection.describe() + ": " + e.getMessage());
-            connection.connection.closeSilently();
+            refuse(connection, RefusalCause.CORRUPT_FRAMING, "lost the framing: " + e.getMessage());
             break;
           } catch (WireException e) {
-            refuse(connection, e);
+            completedAFrame = true;
+            if (connection.state() == PeerConnection.State.READY) {
+              refuseFrame(connection, e);
+            } else {
+              handshake.badFrame(connection, e);
+            }
             continue;
           }
           if (envelope == null) {
             break;
           }
+          completedAFrame = true;
           onEnvelope(connection, envelope);
         }
       } finally {
         input.tryDispose();
+        connection.afterRead(nanoClock.getAsLong(), completedAFrame);
       }
       return ctx.getStopAction();
     }
@@ -587,13 +636,10 @@ public final class GrizzlyTransport implements Transport {
     }
   }
 
-  private void refuse(PeerConnection connection, WireException e) {
-    if (connection.state() != PeerConnection.State.READY) {
-      authenticationFailed(connection, "sent a bad frame before authenticating: " + e.getMessage());
-      return;
-    }
-    counters.refusedFrames.increment();
-    log.warn("refused:" + connection.peer(), "Refused a frame from " + connection.describe() + ": " + e.getMessage());
+  /** A frame an authenticated peer sent that could not be read: answered with a Nack, the connection goes on. */
+  private void refuseFrame(PeerConnection connection, WireException e) {
+    refusals.refuse(RefusalCause.REFUSED_FRAME, connection.connection.getPeerAddress(),
+        "Refused a frame from " + connection.describe() + ": " + e.getMessage());
     long id = e.correlationId();
     if (id <= 0) {
       return;
@@ -610,7 +656,7 @@ public final class GrizzlyTransport implements Transport {
 
   private void onEnvelope(PeerConnection connection, Envelope envelope) {
     if (connection.state() != PeerConnection.State.READY) {
-      handshake(connection, envelope);
+      handshake.onEnvelope(connection, envelope);
       return;
     }
     if (envelope.response()) {
@@ -645,70 +691,122 @@ public final class GrizzlyTransport implements Transport {
     }
   }
 
-  private void sendHandshake(PeerConnection connection, Blob proof) {
-    ByteBuffer frame = MessageCodec.encode(new Envelope(0, false,
-        new Message.Handshake(MessageCodec.PROTOCOL_VERSION, config.clusterName(), local, connection.localNonce, proof)));
-    write(connection, frame, frame.remaining());
-  }
+  /** The handshake's view of this transport; see {@link HandshakeProtocol}. */
+  private final class HandshakeLink implements HandshakeProtocol.Link {
+    @Override
+    public void write(PeerConnection connection, ByteBuffer frame) {
+      GrizzlyTransport.this.write(connection, frame, frame.remaining());
+    }
 
-  /** The three-step challenge: hello, challenge with the acceptor's proof, the dialer's proof. */
-  private void handshake(PeerConnection connection, Envelope envelope) {
-    if (!(envelope.message() instanceof Message.Handshake hello)) {
-      authenticationFailed(connection, "sent a " + envelope.message().type() + " before authenticating");
-      return;
+    @Override
+    public void authenticated(PeerConnection connection) {
+      connection.decoder.maxFrameSize(config.maxFrameSize());
+      releaseSlot(connection);
+      becameReady(connection);
     }
-    if (hello.protocolVersion() != MessageCodec.PROTOCOL_VERSION) {
-      authenticationFailed(connection, "speaks protocol version " + hello.protocolVersion() + ", this node speaks " + MessageCodec.PROTOCOL_VERSION);
-      return;
-    }
-    if (!hello.clusterName().equals(config.clusterName())) {
-      authenticationFailed(connection, "belongs to cluster '" + hello.clusterName() + "', not '" + config.clusterName() + "'");
-      return;
-    }
-    switch (connection.state()) {
-      case AWAITING_HELLO -> {
-        connection.peer(hello.node(), hello.nonce());
-        connection.state(PeerConnection.State.AWAITING_PROOF);
-        sendHandshake(connection, authenticator.proof(hello.nonce(), connection.localNonce, local));
-      }
-      case AWAITING_CHALLENGE -> {
-        if (!hello.node().equals(connection.peer())) {
-          authenticationFailed(connection, "answered as " + hello.node().value() + " where " + connection.peer().value() + " was dialed");
-          return;
-        }
-        if (!authenticator.verify(hello.proof(), connection.localNonce, hello.nonce(), hello.node())) {
-          authenticationFailed(connection, "could not prove the cluster's shared secret");
-          return;
-        }
-        connection.peer(hello.node(), hello.nonce());
-        sendHandshake(connection, authenticator.proof(hello.nonce(), connection.localNonce, local));
-        becameReady(connection);
-      }
-      case AWAITING_PROOF -> {
-        if (!hello.node().equals(connection.peer()) || !hello.nonce().equals(connection.peerNonce())
-            || !authenticator.verify(hello.proof(), connection.localNonce, hello.nonce(), hello.node())) {
-          authenticationFailed(connection, "could not prove the cluster's shared secret");
-          return;
-        }
-        becameReady(connection);
-      }
-      default -> authenticationFailed(connection, "sent a handshake in state " + connection.state());
+
+    @Override
+    public void refuse(PeerConnection connection, RefusalCause cause, String why) {
+      GrizzlyTransport.this.refuse(connection, cause, why);
     }
   }
 
-  private void authenticationFailed(PeerConnection connection, String why) {
-    counters.authFailures.increment();
-    log.warn("auth:" + connection.connection.getPeerAddress(), "Refused the connection from " + connection.describe() + ": it " + why);
+  /** Counts and logs (rate-limited, per source IP) why a connection is refused, and closes it. */
+  private void refuse(PeerConnection connection, RefusalCause cause, String why) {
+    refusals.refuse(cause, connection.connection.getPeerAddress(), "Refused the connection from " + connection.describe() + ": it " + why);
     connection.state(PeerConnection.State.CLOSED);
     connection.connection.closeSilently();
+  }
+
+  private void releaseSlot(PeerConnection connection) {
+    if (connection.releaseUnauthenticatedSlot()) {
+      unauthenticated.release(connection.ip);
+    }
+  }
+
+  /**
+   * One sweep, every {@link #sweepPeriodMillis}, in place of a timer per connection: closes connections still in
+   * their handshake past the handshake deadline, and authenticated connections that started a frame and have not
+   * finished it within the stalled-frame deadline (a half-open peer, or one writing a byte a second).
+   */
+  private void sweep() {
+    long now = nanoClock.getAsLong();
+    long handshakeNanos = config.handshakeTimeout().toNanos();
+    long stalledNanos = config.stalledFrameTimeout().toNanos();
+    for (PeerConnection connection : byConnection.values()) {
+      PeerConnection.State state = connection.state();
+      if (state == PeerConnection.State.CLOSED) {
+        continue;
+      }
+      if (state != PeerConnection.State.READY) {
+        if (now - connection.openedAt > handshakeNanos) {
+          refuse(connection, RefusalCause.HANDSHAKE_TIMEOUT, "did not complete the handshake within " + Units.format(config.handshakeTimeout()));
+        }
+        continue;
+      }
+      long started = connection.frameStartedAt();
+      if (started != 0 && now - started > stalledNanos) {
+        refuse(connection, RefusalCause.STALLED_FRAME,
+            "started a frame and did not finish it within " + Units.format(config.stalledFrameTimeout()));
+      }
+    }
+  }
+
+  private long sweepPeriodMillis() {
+    long shortest = Math.min(config.handshakeTimeout().toMillis(), config.stalledFrameTimeout().toMillis());
+    return Math.max(20, Math.min(1000, shortest / 4));
+  }
+
+  private void sweepSafely() {
+    try {
+      sweep();
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "Tandem transport " + local.value() + ": connection deadline sweep failed", e);
+    }
+  }
+
+  // ---- probing members -------------------------------------------------------------------------------------------
+
+  /**
+   * Runs a handshake with {@code member} on a short-lived connection of its own (see {@link MemberProbe}), so that
+   * membership can admit only members that hold the secret. A refusal is counted under {@link #refusedMembers()}.
+   */
+  @Override
+  public CompletableFuture<ProbeOutcome> probe(Member member) {
+    CompletableFuture<ProbeOutcome> outcome = new CompletableFuture<>();
+    try {
+      probes.execute(() -> {
+        ProbeOutcome result;
+        try {
+          result = memberProbe.probe(member);
+        } catch (RuntimeException e) {
+          result = ProbeOutcome.unreachable("probe failed: " + e);
+        }
+        if (result.status() == ProbeOutcome.Status.REFUSED) {
+          refusedMembers.put(member.id(), result.detail());
+        } else if (result.status() == ProbeOutcome.Status.AUTHENTICATED) {
+          refusedMembers.remove(member.id());
+        }
+        outcome.complete(result);
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      outcome.complete(ProbeOutcome.unreachable("transport of " + local.value() + " is closed"));
+    }
+    return outcome;
+  }
+
+  /** Members whose last probe found they could not prove the secret, with why; never chosen as buddy. */
+  public Map<NodeId, String> refusedMembers() {
+    return Map.copyOf(refusedMembers);
   }
 
   // ---- figures and shutdown ------------------------------------------------------------------------------------
 
   public TransportStats stats() {
-    return new TransportStats(counters.accepted.sum(), counters.dialed.sum(), counters.authFailures.sum(),
-        counters.refusedFrames.sum(), counters.corrupt.sum(), counters.backPressure.sum(), counters.sent.sum(),
-        counters.timedOut.sum(), counters.served.sum());
+    return new TransportStats(counters.accepted.sum(), counters.dialed.sum(), refusals.failedAuthentications(),
+        refusals.count(RefusalCause.REFUSED_FRAME), refusals.count(RefusalCause.CORRUPT_FRAMING), counters.backPressure.sum(),
+        counters.sent.sum(), counters.timedOut.sum(), counters.served.sum(), refusals.snapshot(), unauthenticated.count(),
+        refusedMembers.size());
   }
 
   /** Outbound bytes queued for {@code peer} and not yet written to its socket. */
@@ -739,6 +837,7 @@ public final class GrizzlyTransport implements Transport {
       LOG.log(Level.WARNING, "Grizzly transport of " + local.value() + " did not shut down cleanly", e);
     }
     timer.shutdownNow();
+    probes.shutdownNow();
   }
 
 }
