@@ -1,9 +1,13 @@
 package io.tandem.tomcat;
 
+import io.tandem.core.config.Units;
+import io.tandem.core.spi.NodeId;
+import io.tandem.transport.grizzly.GrizzlyTransportConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -16,6 +20,11 @@ import java.util.Set;
  *
  * @param nodeId this node's id in the ring; defaults to the engine's jvmRoute
  * @param members Hazelcast join list, {@code host:port} of every member's membership port
+ * @param maxQueuedBytesPerPeer outbound bytes queued for one peer before requests to it fail with back-pressure
+ * @param handshakeTimeout a connection that has not proven the secret within it is closed
+ * @param stalledFrameTimeout an authenticated peer that starts a frame and does not finish it within it is cut off
+ * @param maxUnauthenticatedConnections connections in their handshake at once, in total
+ * @param maxUnauthenticatedPerAddress connections in their handshake at once, per source IP
  */
 record ClusterSettings(
     String clusterName,
@@ -25,11 +34,16 @@ record ClusterSettings(
     int membershipPort,
     List<String> members,
     byte[] sharedSecret,
-    long maxQueuedBytesPerPeer) {
+    long maxQueuedBytesPerPeer,
+    Duration handshakeTimeout,
+    Duration stalledFrameTimeout,
+    int maxUnauthenticatedConnections,
+    int maxUnauthenticatedPerAddress) {
 
   static final Set<String> ATTRIBUTES =
       Set.of("clusterName", "nodeId", "bindAddress", "transportPort", "membershipPort", "members", "sharedSecret",
-          "sharedSecretFile", "maxQueuedBytesPerPeer");
+          "sharedSecretFile", "maxQueuedBytesPerPeer", "handshakeTimeout", "stalledFrameTimeout",
+          "maxUnauthenticatedConnections", "maxUnauthenticatedPerAddress");
 
   static ClusterSettings parse(Map<String, String> attributes, String defaultNodeId, List<String> violations) {
     String clusterName = attributes.getOrDefault("clusterName", "tandem");
@@ -52,15 +66,75 @@ record ClusterSettings(
       }
     }
     byte[] secret = secret(attributes, violations);
-    long maxQueued = 64L << 20;
-    if (attributes.containsKey("maxQueuedBytesPerPeer")) {
-      try {
-        maxQueued = Long.parseLong(attributes.get("maxQueuedBytesPerPeer").trim());
-      } catch (NumberFormatException e) {
-        violations.add("maxQueuedBytesPerPeer: '" + attributes.get("maxQueuedBytesPerPeer") + "' is not a number of bytes");
-      }
+    if (clusterName.getBytes(StandardCharsets.UTF_8).length > GrizzlyTransportConfig.MAX_CLUSTER_NAME_BYTES) {
+      violations.add("clusterName: '" + clusterName + "' is longer than " + GrizzlyTransportConfig.MAX_CLUSTER_NAME_BYTES + " bytes");
     }
-    return new ClusterSettings(clusterName, nodeId, bind, transportPort, membershipPort, members, secret, maxQueued);
+    long maxQueued = size(attributes, "maxQueuedBytesPerPeer", 64L << 20, 64L << 10, 1L << 40, violations);
+    Duration handshake = duration(attributes, "handshakeTimeout", GrizzlyTransportConfig.DEFAULT_HANDSHAKE_TIMEOUT,
+        Duration.ofMillis(100), Duration.ofMinutes(5), violations);
+    Duration stalled = duration(attributes, "stalledFrameTimeout", GrizzlyTransportConfig.DEFAULT_STALLED_FRAME_TIMEOUT,
+        Duration.ofMillis(100), Duration.ofMinutes(30), violations);
+    int maxUnauthenticated = (int) size(attributes, "maxUnauthenticatedConnections",
+        GrizzlyTransportConfig.DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS, 1, 100_000, violations);
+    int maxPerAddress = (int) size(attributes, "maxUnauthenticatedPerAddress",
+        GrizzlyTransportConfig.DEFAULT_MAX_UNAUTHENTICATED_PER_ADDRESS, 1, 100_000, violations);
+    if (maxPerAddress > maxUnauthenticated) {
+      violations.add("maxUnauthenticatedPerAddress: " + maxPerAddress + " must not exceed maxUnauthenticatedConnections (" + maxUnauthenticated + ")");
+    }
+    return new ClusterSettings(clusterName, nodeId, bind, transportPort, membershipPort, members, secret, maxQueued,
+        handshake, stalled, maxUnauthenticated, maxPerAddress);
+  }
+
+  /**
+   * The transport's settings: these attributes plus what the replication settings decide (the ack timeout bounds a
+   * request, the largest frame bounds what is read). {@code maxQueuedBytesPerPeer} is raised to {@code
+   * maxFrameSize} if set lower, since one frame must always fit.
+   */
+  GrizzlyTransportConfig transportConfig(NodeId node, Duration ackTimeout, int maxFrameSize, javax.net.ssl.SSLContext tls) {
+    GrizzlyTransportConfig defaults = GrizzlyTransportConfig.loopback(clusterName, node, sharedSecret, ackTimeout);
+    return new GrizzlyTransportConfig(clusterName, node, bindAddress, transportPort, sharedSecret, ackTimeout,
+        defaults.connectTimeout(), maxFrameSize, Math.max(maxQueuedBytesPerPeer, maxFrameSize),
+        defaults.reconnectBackoffMin(), defaults.reconnectBackoffMax(), tls, handshakeTimeout, stalledFrameTimeout,
+        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress);
+  }
+
+  /** A byte size or count with optional unit (64KiB, 8MiB), between {@code min} and {@code max}. */
+  private static long size(Map<String, String> attributes, String name, long fallback, long min, long max, List<String> violations) {
+    String value = attributes.get(name);
+    if (value == null) {
+      return fallback;
+    }
+    try {
+      long parsed = Units.parseSize(value);
+      if (parsed >= min && parsed <= max) {
+        return parsed;
+      }
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      // reported below
+    }
+    violations.add(name + ": '" + value + "' must be a whole number between " + min + " and " + max
+        + (min >= 1024 ? " bytes (units KiB, MiB, GiB allowed)" : ""));
+    return fallback;
+  }
+
+  /** A duration with a unit (500ms, 2s), between {@code min} and {@code max}. */
+  private static Duration duration(Map<String, String> attributes, String name, Duration fallback, Duration min, Duration max,
+      List<String> violations) {
+    String value = attributes.get(name);
+    if (value == null) {
+      return fallback;
+    }
+    try {
+      Duration parsed = Units.parseDuration(value);
+      if (parsed.compareTo(min) >= 0 && parsed.compareTo(max) <= 0) {
+        return parsed;
+      }
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      // reported below
+    }
+    violations.add(name + ": '" + value + "' must be a duration between " + Units.format(min) + " and " + Units.format(max)
+        + ", written with a unit such as 500ms or 5s");
+    return fallback;
   }
 
   private static int port(Map<String, String> attributes, String name, List<String> violations) {
@@ -107,7 +181,25 @@ record ClusterSettings(
   @Override
   public String toString() {
     return "cluster=" + clusterName + " node=" + nodeId + " bind=" + bindAddress + " transportPort=" + transportPort
-        + " membershipPort=" + membershipPort + " members=" + members + " sharedSecret=****";
+        + " membershipPort=" + membershipPort + " members=" + members + " sharedSecret=****"
+        + " maxQueuedBytesPerPeer=" + maxQueuedBytesPerPeer + " handshakeTimeout=" + Units.format(handshakeTimeout)
+        + " stalledFrameTimeout=" + Units.format(stalledFrameTimeout) + " maxUnauthenticatedConnections="
+        + maxUnauthenticatedConnections + " maxUnauthenticatedPerAddress=" + maxUnauthenticatedPerAddress;
+  }
+
+  /**
+   * One violation per unknown attribute, each listing the valid ones so an operator can spot the typo. {@code
+   * otherAttributes} are those of the replication and TLS settings.
+   */
+  static List<String> unknownAttributeViolations(Map<String, String> attributes, Set<String> otherAttributes) {
+    List<String> unknown = unknown(attributes, otherAttributes);
+    if (unknown.isEmpty()) {
+      return unknown;
+    }
+    java.util.TreeSet<String> valid = new java.util.TreeSet<>(ATTRIBUTES);
+    valid.addAll(otherAttributes);
+    valid.add("replicationFilter");
+    return unknown.stream().map(name -> name + ": unknown attribute; valid attributes are " + String.join(", ", valid)).toList();
   }
 
   static List<String> unknown(Map<String, String> attributes, Set<String> replicationAttributes) {

@@ -151,6 +151,22 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public String getRefusalsByCause() {
+    return transport.stats().describeRefusals();
+  }
+
+  @Override
+  public int getUnauthenticatedConnections() {
+    return transport.stats().unauthenticatedConnections();
+  }
+
+  @Override
+  public String getRefusedMembers() {
+    return transport.refusedMembers().entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
+        .map(e -> e.getKey().value() + " (" + e.getValue() + ")").collect(java.util.stream.Collectors.joining("; "));
+  }
+
+  @Override
   public long getUnsetMutationsDetected() {
     return stats().unsetMutationsDetected();
   }

@@ -52,7 +52,17 @@ public interface ReplicationMXBean {
   /** Times this JVM did not run for longer than the pause threshold and put itself in quarantine. */
   long getPausesDetected();
 
+  /** Peers that spoke the handshake and were refused: wrong secret, another cluster or protocol version. */
   long getRefusedPeers();
+
+  /** Every refusal by cause since start, {@code CAUSE=n,...} (causes that never occurred are left out). */
+  String getRefusalsByCause();
+
+  /** Accepted connections now in their handshake (bounded by maxUnauthenticatedConnections). */
+  int getUnauthenticatedConnections();
+
+  /** Members of the view that failed to prove the shared secret, never chosen as buddy: {@code id (why); ...}. */
+  String getRefusedMembers();
 
   long getUnsetMutationsDetected();
 

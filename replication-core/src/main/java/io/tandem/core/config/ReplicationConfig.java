@@ -121,7 +121,7 @@ public record ReplicationConfig(
 
   private static void positive(List<String> violations, String name, Duration value) {
     if (value == null || value.isZero() || value.isNegative()) {
-      violations.add(name + ": " + value + " must be a positive duration such as 500ms or 2s");
+      violations.add(name + ": " + Units.format(value) + " must be a positive duration such as 500ms or 2s");
     }
   }
 

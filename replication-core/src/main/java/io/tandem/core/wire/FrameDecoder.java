@@ -2,14 +2,20 @@ package io.tandem.core.wire;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * Cuts a byte stream into frames and decodes each into an {@link Envelope}. Bytes may arrive in any chunking.
  *
- * <p>Memory: the decoder never allocates more than one frame, and only after checking the frame's declared length
- * against {@code maxFrameSize}; an oversized frame is reported at once and its bytes are then skipped as they
- * arrive, never buffered. {@link #feed} keeps a reference to the caller's buffer instead of copying it: the caller
- * must leave the buffer alone until {@link #next} has returned null.
+ * <p>Memory: the decoder holds at most one frame, and allocates it as its bytes arrive, never from the declared
+ * length alone: a frame starts with room for the smaller of its length and what has arrived (at least {@value
+ * #INITIAL_CAPACITY} bytes) and grows geometrically up to its declared length, so a peer that declares 32 MiB and
+ * sends 8 bytes costs kilobytes. A frame that arrives in one read is allocated once, at its exact size, and
+ * copied once. The declared length is checked against the current limit first; an oversized frame is reported at
+ * once and its bytes are then skipped as they arrive, never buffered. The limit can change between frames ({@link
+ * #maxFrameSize(int)}): a transport keeps it at the size of a handshake until the peer has authenticated. {@link
+ * #feed} keeps a reference to the caller's buffer instead of copying it: the caller must leave the buffer alone
+ * until {@link #next} has returned null.
  *
  * <p>After an {@link OversizedFrameException}, {@link UnsupportedProtocolVersionException}, {@link
  * UnknownMessageTypeException} or {@link MalformedMessageException} the next call continues with the following
@@ -24,26 +30,40 @@ public final class FrameDecoder {
     SKIP
   }
 
-  private final int maxFrameSize;
+  /** Room a new frame starts with when fewer of its bytes have arrived; frames up to this size never grow. */
+  static final int INITIAL_CAPACITY = 16 * 1024;
+
+  private int maxFrameSize;
   private final ArrayDeque<ByteBuffer> input = new ArrayDeque<>();
   private final byte[] lengthBytes = new byte[MessageCodec.LENGTH_BYTES];
   private int lengthFilled;
   private State state = State.LENGTH;
   private byte[] frame;
+  private int frameLength;
   private int frameFilled;
   private long skipRemaining;
   private CorruptFrameException failure;
 
   /** @param maxFrameSize the largest frame accepted, length prefix included */
   public FrameDecoder(int maxFrameSize) {
-    if (maxFrameSize < MessageCodec.LENGTH_BYTES + MessageCodec.HEADER_BYTES) {
-      throw new IllegalArgumentException("maxFrameSize " + maxFrameSize + " is smaller than a frame header");
-    }
-    this.maxFrameSize = maxFrameSize;
+    maxFrameSize(maxFrameSize);
   }
 
   public int maxFrameSize() {
     return maxFrameSize;
+  }
+
+  /** Sets the largest frame accepted from the next length prefix on; a frame already started keeps its length. */
+  public void maxFrameSize(int limit) {
+    if (limit < MessageCodec.LENGTH_BYTES + MessageCodec.HEADER_BYTES) {
+      throw new IllegalArgumentException("maxFrameSize " + limit + " is smaller than a frame header");
+    }
+    this.maxFrameSize = limit;
+  }
+
+  /** Whether part of a frame (or of its length prefix) has been read and the rest is still awaited. */
+  public boolean inFrame() {
+    return state != State.LENGTH || lengthFilled > 0;
   }
 
   /** Adds bytes; they are consumed by {@link #next}. */
@@ -81,7 +101,8 @@ public final class FrameDecoder {
             skipRemaining = length;
             throw new OversizedFrameException((long) length + MessageCodec.LENGTH_BYTES, maxFrameSize);
           }
-          frame = new byte[length];
+          frameLength = length;
+          frame = new byte[Math.min(length, Math.max(INITIAL_CAPACITY, available()))];
           frameFilled = 0;
           state = State.FRAME;
         }
@@ -93,8 +114,14 @@ public final class FrameDecoder {
           state = State.LENGTH;
         }
         case FRAME -> {
-          frameFilled += take(frame, frameFilled, frame.length - frameFilled);
-          if (frameFilled < frame.length) {
+          int wanted = Math.min(frameLength - frameFilled, available());
+          if (frameFilled + wanted > frame.length) {
+            // Geometric growth keeps the copying of a frame that trickles in linear in its size.
+            long doubled = Math.min((long) frame.length * 2, frameLength);
+            frame = Arrays.copyOf(frame, (int) Math.max(doubled, frameFilled + wanted));
+          }
+          frameFilled += take(frame, frameFilled, wanted);
+          if (frameFilled < frameLength) {
             return null;
           }
           byte[] complete = frame;
@@ -118,7 +145,7 @@ public final class FrameDecoder {
           throw new TruncatedFrameException(lengthFilled + buffered, MessageCodec.LENGTH_BYTES);
         }
       }
-      case FRAME -> throw new TruncatedFrameException(frameFilled + buffered, frame.length);
+      case FRAME -> throw new TruncatedFrameException(frameFilled + buffered, frameLength);
       case SKIP -> throw new TruncatedFrameException(buffered, skipRemaining);
     }
   }
@@ -145,6 +172,14 @@ public final class FrameDecoder {
     } catch (MalformedMessageException e) {
       throw new MalformedMessageException(e.getMessage(), correlationId);
     }
+  }
+
+  private int available() {
+    long sum = 0;
+    for (ByteBuffer b : input) {
+      sum += b.remaining();
+    }
+    return (int) Math.min(sum, Integer.MAX_VALUE);
   }
 
   private int take(byte[] into, int offset, int wanted) {

@@ -160,4 +160,54 @@ class FrameDecoderTest {
     assertThat(oversized).isEqualTo(4);
     assertThat(allocated).isLessThan(4L * MAX);
   }
+
+  /** Issue "Hostile network", item 1: a declared length used to be allocated in full before any byte arrived. */
+  @Test
+  void next_largeDeclaredLengthWithFewBytes_allocatesAsTheBytesArrive() {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    List<FrameDecoder> decoders = new ArrayList<>();
+    long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+    for (int i = 0; i < 20; i++) {
+      FrameDecoder decoder = new FrameDecoder(32 << 20);
+      decoder.feed(ByteBuffer.wrap(new byte[] {0x01, (byte) 0xff, (byte) 0xff, 0x00, 1, 2, 3, 4, 5, 6, 7, 8}));
+      assertThat(decoder.next()).isNull();
+      assertThat(decoder.inFrame()).isTrue();
+      decoders.add(decoder);
+    }
+    long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+
+    assertThat(allocated).as("20 decoders each declared ~32 MiB").isLessThan(20L * 2 * FrameDecoder.INITIAL_CAPACITY);
+  }
+
+  @Test
+  void next_frameTricklingInAcrossManyReads_growsToItsExactLengthAndDecodes() {
+    Message big = new Message.Locate("y".repeat(300_000));
+    byte[] bytes = frame(42, big);
+    FrameDecoder decoder = new FrameDecoder(1 << 20);
+    Envelope decoded = null;
+    for (int offset = 0; offset < bytes.length; offset += 7_001) {
+      decoder.feed(ByteBuffer.wrap(bytes, offset, Math.min(7_001, bytes.length - offset)));
+      Envelope e = decoder.next();
+      if (e != null) {
+        decoded = e;
+      }
+    }
+
+    assertThat(decoded).isEqualTo(new Envelope(42, false, big));
+    assertThat(decoder.inFrame()).isFalse();
+  }
+
+  @Test
+  void maxFrameSize_loweredBeforeAuthentication_refusesALargerFrameThenAcceptsOnceRaised() {
+    FrameDecoder decoder = new FrameDecoder(1024);
+    byte[] large = frame(1, new Message.Locate("z".repeat(2000)));
+
+    decoder.feed(ByteBuffer.wrap(large));
+    assertThatThrownBy(decoder::next).isInstanceOf(OversizedFrameException.class);
+    assertThat(decoder.next()).isNull();
+
+    decoder.maxFrameSize(MAX);
+    decoder.feed(ByteBuffer.wrap(large));
+    assertThat(decoder.next()).isEqualTo(new Envelope(1, false, new Message.Locate("z".repeat(2000))));
+  }
 }

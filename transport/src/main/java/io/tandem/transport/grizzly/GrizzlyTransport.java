@@ -1,5 +1,6 @@
 package io.tandem.transport.grizzly;
 
+import io.tandem.core.config.Units;
 import io.tandem.core.logging.RateLimitedLog;
 import io.tandem.core.session.Blob;
 import io.tandem.core.spi.BackPressureException;
@@ -18,6 +19,8 @@ import io.tandem.core.wire.MessageCodec;
 import io.tandem.core.wire.UnknownMessageTypeException;
 import io.tandem.core.wire.UnsupportedProtocolVersionException;
 import io.tandem.core.wire.WireException;
+import io.tandem.transport.membership.MemberProber;
+import io.tandem.transport.membership.ProbeOutcome;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -31,7 +34,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -70,21 +79,38 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  *       its selector thread, which gives the contract's per-sender order and no concurrent handling.
  *   <li>{@code ready} (authenticated connection per peer), {@code byConnection} and {@code addresses} are
  *       concurrent maps. {@code waiting} (requests queued until a peer's connection is ready) and {@code dialing}
- *       are guarded by {@code this}, as is the decision to queue or send, so queued requests leave in order.
+ *       are guarded by {@code lock}, as is the decision to queue or send. Queued requests leave in order because
+ *       one thread drains a peer's queue and later requests join it until it is empty.
+ *   <li>No lock is held while a future is completed, a frame is written or a connection is dialed: a caller may
+ *       hold a session lock that a future's callback also takes. Sending and closing need no lock between them
+ *       (see {@link #send}).
  *   <li>Timers (request and connect timeouts, redials) run on one {@code tandem-transport-timer-<node>} thread.
  * </ul>
  */
-public final class GrizzlyTransport implements Transport {
+public final class GrizzlyTransport implements Transport, MemberProber {
   private static final Logger LOG = System.getLogger(GrizzlyTransport.class.getName());
 
   private final GrizzlyTransportConfig config;
   private final NodeId local;
   private final PeerAuthenticator authenticator;
-  private final RateLimitedLog log = new RateLimitedLog(LOG);
+  private final RateLimitedLog log;
+  private final Refusals refusals;
+  private final UnauthenticatedConnections unauthenticated;
+  private final HandshakeProtocol handshake;
+  private final MemberProbe memberProbe;
+  private final Map<NodeId, String> refusedMembers = new ConcurrentHashMap<>();
+  private final ExecutorService probes;
+  private final LongSupplier nanoClock;
   private final Map<NodeId, PeerConnection> ready = new ConcurrentHashMap<>();
   private final Map<Connection<?>, PeerConnection> byConnection = new ConcurrentHashMap<>();
   private final Map<NodeId, InetSocketAddress> addresses = new ConcurrentHashMap<>();
-  private final Map<NodeId, List<Waiting>> waiting = new HashMap<>();
+  /** Guards {@link #waiting} and {@link #dialing}; never held while completing a future or doing I/O. */
+  private final Object lock = new Object();
+
+  @GuardedBy("lock")
+  private final Map<NodeId, Queue> waiting = new HashMap<>();
+
+  @GuardedBy("lock")
   private final Map<SocketAddress, NodeId> dialing = new HashMap<>();
   private final Map<NodeId, Duration> backoff = new ConcurrentHashMap<>();
   private final ScheduledExecutorService timer;
@@ -93,15 +119,44 @@ public final class GrizzlyTransport implements Transport {
   private volatile RequestHandler handler;
   private volatile InetSocketAddress boundAddress;
   private volatile boolean closed;
+  private volatile Hooks hooks = Hooks.NONE;
 
   private record Waiting(Message message, CompletableFuture<Message> reply) {}
+
+  /**
+   * Requests for one peer that arrived while it had no ready connection, in arrival order. Once the connection is
+   * ready one thread drains it outside the lock; requests arriving meanwhile join the queue instead of overtaking it,
+   * which keeps each caller's requests in order without holding a lock across the writes.
+   */
+  private static final class Queue {
+    final List<Waiting> items = new ArrayList<>();
+    boolean draining;
+
+    List<Waiting> takeAll() {
+      List<Waiting> taken = List.copyOf(items);
+      items.clear();
+      return taken;
+    }
+  }
+
+  /** Points where a test can interleave a thread deterministically; no-ops in production. */
+  interface Hooks {
+    Hooks NONE = new Hooks() {};
+
+    /** A send checked that its connection is open and is about to register its pending reply. */
+    default void beforeRegisteringReply(PeerConnection connection) {}
+
+    /** A connection's pending replies have been failed. */
+    default void afterClosed(PeerConnection connection) {}
+  }
+
+  void hooks(Hooks testHooks) {
+    this.hooks = testHooks;
+  }
 
   private static final class Counters {
     final LongAdder accepted = new LongAdder();
     final LongAdder dialed = new LongAdder();
-    final LongAdder authFailures = new LongAdder();
-    final LongAdder refusedFrames = new LongAdder();
-    final LongAdder corrupt = new LongAdder();
     final LongAdder backPressure = new LongAdder();
     final LongAdder sent = new LongAdder();
     final LongAdder timedOut = new LongAdder();
@@ -109,14 +164,32 @@ public final class GrizzlyTransport implements Transport {
   }
 
   public GrizzlyTransport(GrizzlyTransportConfig config) {
+    this(config, new RateLimitedLog(LOG), System::nanoTime);
+  }
+
+  /** For tests: the log refusals go to, and the clock deadlines are measured on. */
+  GrizzlyTransport(GrizzlyTransportConfig config, RateLimitedLog log, LongSupplier nanoClock) {
     this.config = config;
     this.local = config.localNode();
+    this.log = log;
+    this.nanoClock = nanoClock;
+    this.refusals = new Refusals(log);
+    this.unauthenticated = new UnauthenticatedConnections(config.maxUnauthenticatedConnections(), config.maxUnauthenticatedPerAddress());
     this.authenticator = new PeerAuthenticator(config.sharedSecret(), config.clusterName());
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "tandem-transport-timer-" + local.value());
+    this.handshake = new HandshakeProtocol(config, authenticator, new HandshakeLink());
+    this.memberProbe = new MemberProbe(config, authenticator);
+    this.timer = Executors.newSingleThreadScheduledExecutor(daemon("tandem-transport-timer-" + local.value()));
+    AtomicInteger probeThreads = new AtomicInteger();
+    this.probes = new ThreadPoolExecutor(0, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        r -> daemon("tandem-transport-probe-" + local.value() + "-" + probeThreads.incrementAndGet()).newThread(r));
+  }
+
+  private static ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
       t.setDaemon(true);
       return t;
-    });
+    };
   }
 
   @Override
@@ -156,6 +229,8 @@ public final class GrizzlyTransport implements Transport {
         .setProcessor(chain.build())
         .build();
     grizzly.start();
+    long period = sweepPeriodMillis();
+    timer.scheduleWithFixedDelay(this::sweepSafely, period, period, TimeUnit.MILLISECONDS);
     TCPNIOServerConnection server = grizzly.bind(config.bindHost(), config.port());
     boundAddress = (InetSocketAddress) server.getLocalAddress();
     LOG.log(Level.INFO, "Tandem transport of {0} listening on {1} ({2})", local.value(), localAddress(), config);
@@ -189,11 +264,13 @@ public final class GrizzlyTransport implements Transport {
   }
 
   /** A member back in the view whose connection was kept open for its pending replies gets that connection back. */
-  private synchronized void reinstate(NodeId peer) {
-    for (PeerConnection connection : byConnection.values()) {
-      if (peer.equals(connection.peer()) && connection.state() == PeerConnection.State.READY) {
-        ready.putIfAbsent(peer, connection);
-        return;
+  private void reinstate(NodeId peer) {
+    synchronized (lock) {
+      for (PeerConnection connection : byConnection.values()) {
+        if (peer.equals(connection.peer()) && connection.state() == PeerConnection.State.READY) {
+          ready.putIfAbsent(peer, connection);
+          return;
+        }
       }
     }
   }
@@ -231,65 +308,107 @@ public final class GrizzlyTransport implements Transport {
       reply.completeExceptionally(new PeerUnreachableException(peer, "transport of " + local.value() + " is not running"));
       return reply;
     }
-    synchronized (this) {
-      PeerConnection connection = ready.get(peer);
-      List<Waiting> queued = waiting.get(peer);
-      if (connection != null && (queued == null || queued.isEmpty())) {
-        send(connection, message, reply);
-        return reply;
+    // Only the decision is taken under the lock: the send, and any failure it completes, happen after it is released
+    // (a caller may hold a session lock that a future's callback also takes).
+    PeerConnection connection;
+    Queue queue;
+    Queue toDrain = null;
+    synchronized (lock) {
+      connection = ready.get(peer);
+      queue = waiting.get(peer);
+      if (queue == null && connection == null && addresses.containsKey(peer)) {
+        queue = new Queue();
+        waiting.put(peer, queue);
       }
-      if (!addresses.containsKey(peer)) {
-        reply.completeExceptionally(new PeerUnreachableException(peer, "not a member of the current view"));
-        return reply;
-      }
-      waiting.computeIfAbsent(peer, p -> new ArrayList<>()).add(new Waiting(message, reply));
-      if (local.compareTo(peer) < 0) {
-        dial(peer);
-      }
-    }
-    timer.schedule(() -> {
-      if (reply.completeExceptionally(new PeerUnreachableException(peer, "no connection within " + config.connectTimeout().toMillis() + "ms"))) {
-        synchronized (this) {
-          List<Waiting> queued = waiting.get(peer);
-          if (queued != null) {
-            queued.removeIf(w -> w.reply() == reply);
-          }
+      if (queue != null) {
+        queue.items.add(new Waiting(message, reply));
+        if (connection != null && !queue.draining) {
+          queue.draining = true; // a connection came back without draining (reinstated): this caller drains
+          toDrain = queue;
         }
       }
-    }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+    if (queue == null && connection != null) {
+      send(connection, message, reply);
+    } else if (queue == null) {
+      reply.completeExceptionally(new PeerUnreachableException(peer, "not a member of the current view"));
+    } else if (toDrain != null) {
+      drain(peer, toDrain, connection);
+    } else {
+      if (connection == null && local.compareTo(peer) < 0) {
+        dial(peer);
+      }
+      timer.schedule(() -> expireWaiting(peer, reply), config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
     return reply;
   }
 
-  private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply) {
-    synchronized (connection) {
-      if (connection.state() != PeerConnection.State.READY) {
-        reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
-        return;
+  /** Fails a request still queued for a connection after the connect timeout; one already sent is left alone. */
+  private void expireWaiting(NodeId peer, CompletableFuture<Message> reply) {
+    boolean removed = false;
+    synchronized (lock) {
+      Queue queue = waiting.get(peer);
+      if (queue != null) {
+        removed = queue.items.removeIf(w -> w.reply() == reply);
       }
-      long id = connection.nextCorrelationId();
-      ByteBuffer frame = MessageCodec.encode(new Envelope(id, false, message));
-      int size = frame.remaining();
-      if (connection.queuedBytes.get() + size > config.maxQueuedBytesPerPeer()) {
-        counters.backPressure.increment();
-        reply.completeExceptionally(new BackPressureException(connection.peer(), connection.queuedBytes.get(), config.maxQueuedBytesPerPeer()));
-        return;
-      }
-      connection.pending.put(id, reply);
-      counters.sent.increment();
-      write(connection, frame, size);
-      timer.schedule(() -> {
-        if (connection.pending.remove(id, reply)) {
-          counters.timedOut.increment();
-          reply.completeExceptionally(new TimeoutException("no reply from " + connection.peer().value() + " within "
-              + config.requestTimeout().toMillis() + "ms"));
-        }
-      }, config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+    if (removed) {
+      reply.completeExceptionally(new PeerUnreachableException(peer, "no connection within " + config.connectTimeout().toMillis() + "ms"));
     }
   }
 
-  @SuppressWarnings("unchecked")
+  /**
+   * Sends one request on a ready connection, with no lock held: encoding, the socket write and any failure all
+   * happen on the caller's thread outside every lock.
+   *
+   * <p>Closing races sending without a lock between them: {@link #closed} marks the connection CLOSED and then
+   * fails what is pending; a send registers its pending reply and then checks for CLOSED. Whichever runs second
+   * sees the other's step, so a send racing a close fails at once instead of waiting out its timeout; {@code
+   * pending.remove(id, reply)} makes sure only one of them completes the reply.
+   */
+  private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply) {
+    if (connection.state() != PeerConnection.State.READY) {
+      reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
+      return;
+    }
+    long id = connection.nextCorrelationId();
+    ByteBuffer frame = MessageCodec.encode(new Envelope(id, false, message));
+    int size = frame.remaining();
+    long queued = connection.queuedBytes.addAndGet(size);
+    if (queued > config.maxQueuedBytesPerPeer()) {
+      connection.queuedBytes.addAndGet(-size);
+      counters.backPressure.increment();
+      reply.completeExceptionally(new BackPressureException(connection.peer(), queued - size, config.maxQueuedBytesPerPeer()));
+      return;
+    }
+    hooks.beforeRegisteringReply(connection);
+    connection.pending.put(id, reply);
+    if (connection.state() != PeerConnection.State.READY) {
+      connection.queuedBytes.addAndGet(-size);
+      if (connection.pending.remove(id, reply)) {
+        reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
+      }
+      return;
+    }
+    counters.sent.increment();
+    writeReserved(connection, frame, size);
+    timer.schedule(() -> {
+      if (connection.pending.remove(id, reply)) {
+        counters.timedOut.increment();
+        reply.completeExceptionally(new TimeoutException("no reply from " + connection.peer().value() + " within "
+            + config.requestTimeout().toMillis() + "ms"));
+      }
+    }, config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
   private void write(PeerConnection connection, ByteBuffer frame, int size) {
     connection.queuedBytes.addAndGet(size);
+    writeReserved(connection, frame, size);
+  }
+
+  /** Writes a frame whose {@code size} is already counted in the connection's queued bytes. */
+  @SuppressWarnings("unchecked")
+  private void writeReserved(PeerConnection connection, ByteBuffer frame, int size) {
     Buffer buffer = Buffers.wrap(grizzly.getMemoryManager(), frame);
     ((Connection<SocketAddress>) connection.connection).write(buffer, new EmptyCompletionHandler<WriteResult<Buffer, SocketAddress>>() {
       @Override
@@ -307,26 +426,28 @@ public final class GrizzlyTransport implements Transport {
 
   private void respond(PeerConnection connection, long correlationId, Message reply) {
     ByteBuffer frame = MessageCodec.encode(new Envelope(correlationId, true, reply));
-    synchronized (connection) {
-      if (connection.state() != PeerConnection.State.CLOSED) {
-        write(connection, frame, frame.remaining());
-      }
+    if (connection.state() != PeerConnection.State.CLOSED) {
+      write(connection, frame, frame.remaining()); // a write on a connection closed meanwhile fails harmlessly
     }
   }
 
   // ---- connections -----------------------------------------------------------------------------------------------
 
-  private synchronized void dial(NodeId peer) {
-    InetSocketAddress address = addresses.get(peer);
-    if (address == null || closed || ready.containsKey(peer) || dialing.containsValue(peer) || handshaking(peer)) {
-      return;
+  private void dial(NodeId peer) {
+    InetSocketAddress address;
+    synchronized (lock) {
+      address = addresses.get(peer);
+      if (address == null || closed || ready.containsKey(peer) || dialing.containsValue(peer) || handshaking(peer)) {
+        return;
+      }
+      dialing.put(address, peer);
     }
-    dialing.put(address, peer);
     counters.dialed.increment();
+    // Outside the lock: a connect that fails at once runs failed() on this thread, which completes futures.
     grizzly.connect(address, new EmptyCompletionHandler<>() {
       @Override
       public void failed(Throwable error) {
-        synchronized (GrizzlyTransport.this) {
+        synchronized (lock) {
           dialing.remove(address);
         }
         failWaiters(peer, "cannot connect to " + address + ": " + error.getMessage());
@@ -355,39 +476,62 @@ public final class GrizzlyTransport implements Transport {
   }
 
   private void failWaiters(NodeId peer, String reason) {
-    List<Waiting> failed;
-    synchronized (this) {
-      failed = waiting.remove(peer);
+    List<Waiting> failed = List.of();
+    synchronized (lock) {
+      Queue queue = waiting.remove(peer);
+      if (queue != null) {
+        failed = queue.takeAll(); // a drainer holding this queue finds it empty and stops
+      }
     }
-    if (failed != null) {
-      failed.forEach(w -> w.reply().completeExceptionally(new PeerUnreachableException(peer, reason)));
-    }
+    failed.forEach(w -> w.reply().completeExceptionally(new PeerUnreachableException(peer, reason)));
   }
 
   private void becameReady(PeerConnection connection) {
     NodeId peer = connection.peer();
-    List<Waiting> queued;
-    synchronized (this) {
+    PeerConnection previous;
+    Queue queue;
+    synchronized (lock) {
       connection.state(PeerConnection.State.READY);
-      PeerConnection previous = ready.put(peer, connection);
-      if (previous != null && previous != connection) {
-        previous.connection.closeSilently();
-      }
+      previous = ready.put(peer, connection);
       backoff.remove(peer);
-      queued = waiting.remove(peer);
-      if (queued != null) {
-        for (Waiting w : queued) {
-          if (!w.reply().isDone()) {
-            send(connection, w.message(), w.reply());
-          }
-        }
+      queue = waiting.get(peer);
+      if (queue != null && queue.draining) {
+        queue = null; // another connection's drainer is at work; it sends what arrives meanwhile
+      } else if (queue != null) {
+        queue.draining = true;
       }
+    }
+    if (previous != null && previous != connection) {
+      previous.connection.closeSilently();
+    }
+    if (queue != null) {
+      drain(peer, queue, connection);
     }
     LOG.log(Level.DEBUG, "Tandem transport {0}: connected to {1}", local.value(), connection.describe());
   }
 
+  /** Sends a peer's queued requests in order, outside the lock, until the queue stays empty; then retires it. */
+  private void drain(NodeId peer, Queue queue, PeerConnection connection) {
+    while (true) {
+      List<Waiting> batch;
+      synchronized (lock) {
+        batch = queue.takeAll();
+        if (batch.isEmpty()) {
+          waiting.remove(peer, queue);
+          return;
+        }
+      }
+      for (Waiting w : batch) {
+        if (!w.reply().isDone()) {
+          send(connection, w.message(), w.reply());
+        }
+      }
+    }
+  }
+
   private void closed(PeerConnection connection) {
     connection.state(PeerConnection.State.CLOSED);
+    releaseSlot(connection);
     byConnection.remove(connection.connection);
     NodeId peer = connection.peer();
     boolean wasCurrent = peer != null && ready.remove(peer, connection);
@@ -396,6 +540,7 @@ public final class GrizzlyTransport implements Transport {
         e.getValue().completeExceptionally(new PeerUnreachableException(peer == null ? local : peer, "connection closed"));
       }
     }
+    hooks.afterClosed(connection);
     if (connection.dialer && (wasCurrent || !ready.containsKey(peer))) {
       scheduleRedial(peer);
     }
@@ -408,7 +553,16 @@ public final class GrizzlyTransport implements Transport {
     @Override
     public NextAction handleAccept(FilterChainContext ctx) {
       counters.accepted.increment();
-      byConnection.put(ctx.getConnection(), new PeerConnection(ctx.getConnection(), false, null, authenticator.newNonce(), config.maxFrameSize()));
+      Connection<?> connection = ctx.getConnection();
+      String ip = Refusals.ip(connection.getPeerAddress());
+      if (closed || !unauthenticated.admit(ip)) {
+        refusals.refuse(RefusalCause.TOO_MANY_UNAUTHENTICATED, connection.getPeerAddress(), "Refused a connection from " + ip
+            + ": " + unauthenticated.count() + " connections are already in their handshake (limits: "
+            + config.maxUnauthenticatedConnections() + " in total, " + config.maxUnauthenticatedPerAddress() + " per address)");
+        connection.closeSilently();
+        return ctx.getStopAction();
+      }
+      byConnection.put(connection, new PeerConnection(connection, false, null, authenticator.newNonce(), nanoClock.getAsLong(), true));
       return ctx.getInvokeAction();
     }
 
@@ -419,16 +573,16 @@ public final class GrizzlyTransport implements Transport {
       // Leaving "dialing" and entering "byConnection" is one step under the lock dial() takes: in between, a
       // concurrent request would see neither and dial a second connection, whose handshake then closes this one
       // along with the requests already sent on it.
-      synchronized (GrizzlyTransport.this) {
+      synchronized (lock) {
         NodeId expected = dialing.remove((SocketAddress) connection.getPeerAddress());
         if (expected == null) {
           connection.closeSilently();
           return ctx.getStopAction();
         }
-        peer = new PeerConnection(connection, true, expected, authenticator.newNonce(), config.maxFrameSize());
+        peer = new PeerConnection(connection, true, expected, authenticator.newNonce(), nanoClock.getAsLong(), false);
         byConnection.put(connection, peer);
       }
-      sendHandshake(peer, Blob.EMPTY);
+      handshake.hello(peer);
       return ctx.getInvokeAction();
     }
 
@@ -441,27 +595,33 @@ public final class GrizzlyTransport implements Transport {
         return ctx.getStopAction();
       }
       connection.decoder.feed(input.toByteBuffer());
+      boolean completedAFrame = false;
       try {
         while (connection.state() != PeerConnection.State.CLOSED) {
           Envelope envelope;
           try {
             envelope = connection.decoder.next();
           } catch (CorruptFrameException e) {
-            counters.corrupt.increment();
-            log.warn("corrupt", "Closing the connection from " + connection.describe() + ": " + e.getMessage());
-            connection.connection.closeSilently();
+            refuse(connection, RefusalCause.CORRUPT_FRAMING, "lost the framing: " + e.getMessage());
             break;
           } catch (WireException e) {
-            refuse(connection, e);
+            completedAFrame = true;
+            if (connection.state() == PeerConnection.State.READY) {
+              refuseFrame(connection, e);
+            } else {
+              handshake.badFrame(connection, e);
+            }
             continue;
           }
           if (envelope == null) {
             break;
           }
+          completedAFrame = true;
           onEnvelope(connection, envelope);
         }
       } finally {
         input.tryDispose();
+        connection.afterRead(nanoClock.getAsLong(), completedAFrame);
       }
       return ctx.getStopAction();
     }
@@ -476,13 +636,10 @@ public final class GrizzlyTransport implements Transport {
     }
   }
 
-  private void refuse(PeerConnection connection, WireException e) {
-    if (connection.state() != PeerConnection.State.READY) {
-      authenticationFailed(connection, "sent a bad frame before authenticating: " + e.getMessage());
-      return;
-    }
-    counters.refusedFrames.increment();
-    log.warn("refused:" + connection.peer(), "Refused a frame from " + connection.describe() + ": " + e.getMessage());
+  /** A frame an authenticated peer sent that could not be read: answered with a Nack, the connection goes on. */
+  private void refuseFrame(PeerConnection connection, WireException e) {
+    refusals.refuse(RefusalCause.REFUSED_FRAME, connection.connection.getPeerAddress(),
+        "Refused a frame from " + connection.describe() + ": " + e.getMessage());
     long id = e.correlationId();
     if (id <= 0) {
       return;
@@ -499,7 +656,7 @@ public final class GrizzlyTransport implements Transport {
 
   private void onEnvelope(PeerConnection connection, Envelope envelope) {
     if (connection.state() != PeerConnection.State.READY) {
-      handshake(connection, envelope);
+      handshake.onEnvelope(connection, envelope);
       return;
     }
     if (envelope.response()) {
@@ -534,70 +691,122 @@ public final class GrizzlyTransport implements Transport {
     }
   }
 
-  private void sendHandshake(PeerConnection connection, Blob proof) {
-    ByteBuffer frame = MessageCodec.encode(new Envelope(0, false,
-        new Message.Handshake(MessageCodec.PROTOCOL_VERSION, config.clusterName(), local, connection.localNonce, proof)));
-    write(connection, frame, frame.remaining());
-  }
+  /** The handshake's view of this transport; see {@link HandshakeProtocol}. */
+  private final class HandshakeLink implements HandshakeProtocol.Link {
+    @Override
+    public void write(PeerConnection connection, ByteBuffer frame) {
+      GrizzlyTransport.this.write(connection, frame, frame.remaining());
+    }
 
-  /** The three-step challenge: hello, challenge with the acceptor's proof, the dialer's proof. */
-  private void handshake(PeerConnection connection, Envelope envelope) {
-    if (!(envelope.message() instanceof Message.Handshake hello)) {
-      authenticationFailed(connection, "sent a " + envelope.message().type() + " before authenticating");
-      return;
+    @Override
+    public void authenticated(PeerConnection connection) {
+      connection.decoder.maxFrameSize(config.maxFrameSize());
+      releaseSlot(connection);
+      becameReady(connection);
     }
-    if (hello.protocolVersion() != MessageCodec.PROTOCOL_VERSION) {
-      authenticationFailed(connection, "speaks protocol version " + hello.protocolVersion() + ", this node speaks " + MessageCodec.PROTOCOL_VERSION);
-      return;
-    }
-    if (!hello.clusterName().equals(config.clusterName())) {
-      authenticationFailed(connection, "belongs to cluster '" + hello.clusterName() + "', not '" + config.clusterName() + "'");
-      return;
-    }
-    switch (connection.state()) {
-      case AWAITING_HELLO -> {
-        connection.peer(hello.node(), hello.nonce());
-        connection.state(PeerConnection.State.AWAITING_PROOF);
-        sendHandshake(connection, authenticator.proof(hello.nonce(), connection.localNonce, local));
-      }
-      case AWAITING_CHALLENGE -> {
-        if (!hello.node().equals(connection.peer())) {
-          authenticationFailed(connection, "answered as " + hello.node().value() + " where " + connection.peer().value() + " was dialed");
-          return;
-        }
-        if (!authenticator.verify(hello.proof(), connection.localNonce, hello.nonce(), hello.node())) {
-          authenticationFailed(connection, "could not prove the cluster's shared secret");
-          return;
-        }
-        connection.peer(hello.node(), hello.nonce());
-        sendHandshake(connection, authenticator.proof(hello.nonce(), connection.localNonce, local));
-        becameReady(connection);
-      }
-      case AWAITING_PROOF -> {
-        if (!hello.node().equals(connection.peer()) || !hello.nonce().equals(connection.peerNonce())
-            || !authenticator.verify(hello.proof(), connection.localNonce, hello.nonce(), hello.node())) {
-          authenticationFailed(connection, "could not prove the cluster's shared secret");
-          return;
-        }
-        becameReady(connection);
-      }
-      default -> authenticationFailed(connection, "sent a handshake in state " + connection.state());
+
+    @Override
+    public void refuse(PeerConnection connection, RefusalCause cause, String why) {
+      GrizzlyTransport.this.refuse(connection, cause, why);
     }
   }
 
-  private void authenticationFailed(PeerConnection connection, String why) {
-    counters.authFailures.increment();
-    log.warn("auth:" + connection.connection.getPeerAddress(), "Refused the connection from " + connection.describe() + ": it " + why);
+  /** Counts and logs (rate-limited, per source IP) why a connection is refused, and closes it. */
+  private void refuse(PeerConnection connection, RefusalCause cause, String why) {
+    refusals.refuse(cause, connection.connection.getPeerAddress(), "Refused the connection from " + connection.describe() + ": it " + why);
     connection.state(PeerConnection.State.CLOSED);
     connection.connection.closeSilently();
+  }
+
+  private void releaseSlot(PeerConnection connection) {
+    if (connection.releaseUnauthenticatedSlot()) {
+      unauthenticated.release(connection.ip);
+    }
+  }
+
+  /**
+   * One sweep, every {@link #sweepPeriodMillis}, in place of a timer per connection: closes connections still in
+   * their handshake past the handshake deadline, and authenticated connections that started a frame and have not
+   * finished it within the stalled-frame deadline (a half-open peer, or one writing a byte a second).
+   */
+  private void sweep() {
+    long now = nanoClock.getAsLong();
+    long handshakeNanos = config.handshakeTimeout().toNanos();
+    long stalledNanos = config.stalledFrameTimeout().toNanos();
+    for (PeerConnection connection : byConnection.values()) {
+      PeerConnection.State state = connection.state();
+      if (state == PeerConnection.State.CLOSED) {
+        continue;
+      }
+      if (state != PeerConnection.State.READY) {
+        if (now - connection.openedAt > handshakeNanos) {
+          refuse(connection, RefusalCause.HANDSHAKE_TIMEOUT, "did not complete the handshake within " + Units.format(config.handshakeTimeout()));
+        }
+        continue;
+      }
+      long started = connection.frameStartedAt();
+      if (started != 0 && now - started > stalledNanos) {
+        refuse(connection, RefusalCause.STALLED_FRAME,
+            "started a frame and did not finish it within " + Units.format(config.stalledFrameTimeout()));
+      }
+    }
+  }
+
+  private long sweepPeriodMillis() {
+    long shortest = Math.min(config.handshakeTimeout().toMillis(), config.stalledFrameTimeout().toMillis());
+    return Math.max(20, Math.min(1000, shortest / 4));
+  }
+
+  private void sweepSafely() {
+    try {
+      sweep();
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "Tandem transport " + local.value() + ": connection deadline sweep failed", e);
+    }
+  }
+
+  // ---- probing members -------------------------------------------------------------------------------------------
+
+  /**
+   * Runs a handshake with {@code member} on a short-lived connection of its own (see {@link MemberProbe}), so that
+   * membership can admit only members that hold the secret. A refusal is counted under {@link #refusedMembers()}.
+   */
+  @Override
+  public CompletableFuture<ProbeOutcome> probe(Member member) {
+    CompletableFuture<ProbeOutcome> outcome = new CompletableFuture<>();
+    try {
+      probes.execute(() -> {
+        ProbeOutcome result;
+        try {
+          result = memberProbe.probe(member);
+        } catch (RuntimeException e) {
+          result = ProbeOutcome.unreachable("probe failed: " + e);
+        }
+        if (result.status() == ProbeOutcome.Status.REFUSED) {
+          refusedMembers.put(member.id(), result.detail());
+        } else if (result.status() == ProbeOutcome.Status.AUTHENTICATED) {
+          refusedMembers.remove(member.id());
+        }
+        outcome.complete(result);
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      outcome.complete(ProbeOutcome.unreachable("transport of " + local.value() + " is closed"));
+    }
+    return outcome;
+  }
+
+  /** Members whose last probe found they could not prove the secret, with why; never chosen as buddy. */
+  public Map<NodeId, String> refusedMembers() {
+    return Map.copyOf(refusedMembers);
   }
 
   // ---- figures and shutdown ------------------------------------------------------------------------------------
 
   public TransportStats stats() {
-    return new TransportStats(counters.accepted.sum(), counters.dialed.sum(), counters.authFailures.sum(),
-        counters.refusedFrames.sum(), counters.corrupt.sum(), counters.backPressure.sum(), counters.sent.sum(),
-        counters.timedOut.sum(), counters.served.sum());
+    return new TransportStats(counters.accepted.sum(), counters.dialed.sum(), refusals.failedAuthentications(),
+        refusals.count(RefusalCause.REFUSED_FRAME), refusals.count(RefusalCause.CORRUPT_FRAMING), counters.backPressure.sum(),
+        counters.sent.sum(), counters.timedOut.sum(), counters.served.sum(), refusals.snapshot(), unauthenticated.count(),
+        refusedMembers.size());
   }
 
   /** Outbound bytes queued for {@code peer} and not yet written to its socket. */
@@ -608,7 +817,7 @@ public final class GrizzlyTransport implements Transport {
 
   @Override
   public void close() {
-    synchronized (this) {
+    synchronized (lock) {
       if (closed) {
         return;
       }
@@ -628,6 +837,7 @@ public final class GrizzlyTransport implements Transport {
       LOG.log(Level.WARNING, "Grizzly transport of " + local.value() + " did not shut down cleanly", e);
     }
     timer.shutdownNow();
+    probes.shutdownNow();
   }
 
 }

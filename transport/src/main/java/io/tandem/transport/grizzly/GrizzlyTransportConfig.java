@@ -1,6 +1,8 @@
 package io.tandem.transport.grizzly;
 
+import io.tandem.core.config.Units;
 import io.tandem.core.spi.NodeId;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +23,13 @@ import javax.net.ssl.SSLContext;
  *     refused with back-pressure: a peer that stops reading can never make this node's memory grow past it
  * @param reconnectBackoffMin first delay before redialing a lost peer; doubles up to {@code reconnectBackoffMax}
  * @param tls null for plain TCP, or the TLS context both ends use (mutual authentication)
+ * @param handshakeTimeout how long a connection may take from its first byte to a proven secret before it is
+ *     closed; until then its frames are capped at {@link #HANDSHAKE_FRAME_LIMIT} bytes
+ * @param stalledFrameTimeout how long an authenticated peer may take to finish a frame it has started before its
+ *     connection is closed (a half-open or trickling peer); an idle connection between frames is never closed
+ * @param maxUnauthenticatedConnections accepted connections still in their handshake, in total, beyond which new
+ *     ones are closed at once
+ * @param maxUnauthenticatedPerAddress the same, per source IP address
  */
 public record GrizzlyTransportConfig(
     String clusterName,
@@ -34,12 +43,40 @@ public record GrizzlyTransportConfig(
     long maxQueuedBytesPerPeer,
     Duration reconnectBackoffMin,
     Duration reconnectBackoffMax,
-    SSLContext tls) {
+    SSLContext tls,
+    Duration handshakeTimeout,
+    Duration stalledFrameTimeout,
+    int maxUnauthenticatedConnections,
+    int maxUnauthenticatedPerAddress) {
+
+  /**
+   * The largest frame read from a peer that has not yet proven the secret: a handshake is under 400 bytes (the
+   * cluster name is limited to {@value #MAX_CLUSTER_NAME_BYTES} bytes and node ids to 64 characters).
+   */
+  public static final int HANDSHAKE_FRAME_LIMIT = 1024;
+
+  public static final int MAX_CLUSTER_NAME_BYTES = 200;
+  public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_STALLED_FRAME_TIMEOUT = Duration.ofSeconds(10);
+  public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 64;
+  public static final int DEFAULT_MAX_UNAUTHENTICATED_PER_ADDRESS = 8;
+
+  /** The settings before the hostile-network limits existed, with those limits at their defaults. */
+  public GrizzlyTransportConfig(String clusterName, NodeId localNode, String bindHost, int port, byte[] sharedSecret,
+      Duration requestTimeout, Duration connectTimeout, int maxFrameSize, long maxQueuedBytesPerPeer,
+      Duration reconnectBackoffMin, Duration reconnectBackoffMax, SSLContext tls) {
+    this(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout, maxFrameSize,
+        maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, DEFAULT_HANDSHAKE_TIMEOUT,
+        DEFAULT_STALLED_FRAME_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS, DEFAULT_MAX_UNAUTHENTICATED_PER_ADDRESS);
+  }
 
   public GrizzlyTransportConfig {
     List<String> violations = new ArrayList<>();
     if (clusterName == null || clusterName.isBlank()) {
       violations.add("clusterName: must not be blank");
+    } else if (clusterName.getBytes(StandardCharsets.UTF_8).length > MAX_CLUSTER_NAME_BYTES) {
+      violations.add("clusterName: must be at most " + MAX_CLUSTER_NAME_BYTES + " bytes (UTF-8), so a handshake fits in "
+          + HANDSHAKE_FRAME_LIMIT + " bytes");
     }
     Objects.requireNonNull(localNode, "localNode");
     if (bindHost == null || bindHost.isBlank()) {
@@ -55,10 +92,23 @@ public record GrizzlyTransportConfig(
     positive(violations, "connectTimeout", connectTimeout);
     positive(violations, "reconnectBackoffMin", reconnectBackoffMin);
     positive(violations, "reconnectBackoffMax", reconnectBackoffMax);
+    positive(violations, "handshakeTimeout", handshakeTimeout);
+    positive(violations, "stalledFrameTimeout", stalledFrameTimeout);
+    if (reconnectBackoffMin != null && reconnectBackoffMax != null && reconnectBackoffMax.compareTo(reconnectBackoffMin) < 0) {
+      violations.add("reconnectBackoffMax: " + Units.format(reconnectBackoffMax) + " must be at least reconnectBackoffMin ("
+          + Units.format(reconnectBackoffMin) + ")");
+    }
+    if (maxUnauthenticatedConnections < 1) {
+      violations.add("maxUnauthenticatedConnections: " + maxUnauthenticatedConnections + " must be at least 1");
+    }
+    if (maxUnauthenticatedPerAddress < 1 || maxUnauthenticatedPerAddress > Math.max(1, maxUnauthenticatedConnections)) {
+      violations.add("maxUnauthenticatedPerAddress: " + maxUnauthenticatedPerAddress
+          + " must be between 1 and maxUnauthenticatedConnections (" + maxUnauthenticatedConnections + ")");
+    }
     if (maxFrameSize < 64 * 1024) {
       violations.add("maxFrameSize: " + maxFrameSize + " must be at least 64KiB");
     }
-    if (maxQueuedBytesPerPeer < maxFrameSize) {
+    if (maxFrameSize < 0 || maxQueuedBytesPerPeer < maxFrameSize) {
       violations.add("maxQueuedBytesPerPeer: " + maxQueuedBytesPerPeer + " must be at least maxFrameSize (" + maxFrameSize + ")");
     }
     if (!violations.isEmpty()) {
@@ -69,7 +119,7 @@ public record GrizzlyTransportConfig(
 
   private static void positive(List<String> violations, String name, Duration value) {
     if (value == null || value.isZero() || value.isNegative()) {
-      violations.add(name + ": " + value + " must be positive");
+      violations.add(name + ": " + Units.format(value) + " must be a positive duration such as 500ms or 2s");
     }
   }
 
@@ -81,17 +131,28 @@ public record GrizzlyTransportConfig(
 
   public GrizzlyTransportConfig withTls(SSLContext context) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
-        maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, context);
+        maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, context, handshakeTimeout,
+        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress);
   }
 
   public GrizzlyTransportConfig withSecret(byte[] secret) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, secret, requestTimeout, connectTimeout,
-        maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls);
+        maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout,
+        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress);
   }
 
   public GrizzlyTransportConfig withLimits(int maxFrame, long maxQueued) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
-        maxFrame, maxQueued, reconnectBackoffMin, reconnectBackoffMax, tls);
+        maxFrame, maxQueued, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout, stalledFrameTimeout,
+        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress);
+  }
+
+  /** The limits on peers that have not authenticated, and on authenticated peers that stall mid-frame. */
+  public GrizzlyTransportConfig withHostilePeerLimits(Duration handshake, Duration stalledFrame, int maxUnauthenticated,
+      int maxUnauthenticatedPerIp) {
+    return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
+        maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshake, stalledFrame,
+        maxUnauthenticated, maxUnauthenticatedPerIp);
   }
 
   @Override
@@ -102,8 +163,11 @@ public record GrizzlyTransportConfig(
   @Override
   public String toString() {
     return "GrizzlyTransportConfig[cluster=" + clusterName + ", node=" + localNode.value() + ", bind=" + bindHost + ":" + port
-        + ", secret=****, requestTimeout=" + requestTimeout.toMillis() + "ms, maxFrameSize=" + maxFrameSize
-        + ", maxQueuedBytesPerPeer=" + maxQueuedBytesPerPeer + ", tls=" + (tls != null) + "]";
+        + ", secret=****, requestTimeout=" + Units.format(requestTimeout) + ", connectTimeout=" + Units.format(connectTimeout)
+        + ", maxFrameSize=" + maxFrameSize + ", maxQueuedBytesPerPeer=" + maxQueuedBytesPerPeer
+        + ", handshakeTimeout=" + Units.format(handshakeTimeout) + ", stalledFrameTimeout=" + Units.format(stalledFrameTimeout)
+        + ", maxUnauthenticatedConnections=" + maxUnauthenticatedConnections
+        + ", maxUnauthenticatedPerAddress=" + maxUnauthenticatedPerAddress + ", tls=" + (tls != null) + "]";
   }
 
   @Override

@@ -17,7 +17,9 @@ import org.glassfish.grizzly.Connection;
  * <p>Implementation notes: {@code state}, {@code peer} and the nonces are written during the handshake by the
  * connection's read thread and read elsewhere only after the state is READY (volatile publish). The decoder is
  * used only by the read thread. {@code pending} is concurrent: writers add, the read thread or the timer removes.
- * Sends take this object's lock so correlation ids reach the socket in order.
+ * Sends take no lock (see {@code GrizzlyTransport#send}). {@code frameStartedAt} is written by the read thread
+ * and read by the transport's deadline sweep; {@code unauthenticatedSlot} is released once, by whichever of
+ * authentication or close comes first.
  */
 final class PeerConnection {
   enum State {
@@ -38,17 +40,54 @@ final class PeerConnection {
   final Map<Long, CompletableFuture<Message>> pending = new ConcurrentHashMap<>();
   final AtomicLong queuedBytes = new AtomicLong();
   private final AtomicLong correlation = new AtomicLong();
+  /** When the connection opened, on the transport's clock; the handshake deadline counts from here. */
+  final long openedAt;
+  /** The source IP, for per-address limits and log keys. */
+  final String ip;
+  private final java.util.concurrent.atomic.AtomicBoolean unauthenticatedSlot;
+  /** When the frame now half read started, or 0 between frames. */
+  private volatile long frameStartedAt;
   private volatile State state;
   private volatile NodeId peer;
   private volatile Blob peerNonce;
 
-  PeerConnection(Connection<?> connection, boolean dialer, NodeId expectedPeer, Blob localNonce, int maxFrameSize) {
+  /**
+   * @param holdsUnauthenticatedSlot whether this connection took a slot of the unauthenticated-connection limits
+   *     (accepted connections do; this node's own dials do not)
+   */
+  PeerConnection(Connection<?> connection, boolean dialer, NodeId expectedPeer, Blob localNonce, long openedAt,
+      boolean holdsUnauthenticatedSlot) {
     this.connection = connection;
     this.dialer = dialer;
     this.peer = expectedPeer;
     this.localNonce = localNonce;
-    this.decoder = new FrameDecoder(maxFrameSize);
+    // Until the peer proves the secret it may send nothing larger than a handshake; raised once READY.
+    this.decoder = new FrameDecoder(GrizzlyTransportConfig.HANDSHAKE_FRAME_LIMIT);
     this.state = dialer ? State.AWAITING_CHALLENGE : State.AWAITING_HELLO;
+    this.openedAt = openedAt;
+    this.ip = Refusals.ip(connection.getPeerAddress());
+    this.unauthenticatedSlot = new java.util.concurrent.atomic.AtomicBoolean(holdsUnauthenticatedSlot);
+  }
+
+  /** True exactly once, for a connection that held an unauthenticated slot: the caller gives it back. */
+  boolean releaseUnauthenticatedSlot() {
+    return unauthenticatedSlot.compareAndSet(true, false);
+  }
+
+  /**
+   * Read thread: records, after each read, whether a frame is left half read and since when. A read that completed
+   * a frame and left another half read started that one during this read.
+   */
+  void afterRead(long now, boolean completedAFrame) {
+    if (!decoder.inFrame()) {
+      frameStartedAt = 0;
+    } else if (completedAFrame || frameStartedAt == 0) {
+      frameStartedAt = now == 0 ? 1 : now;
+    }
+  }
+
+  long frameStartedAt() {
+    return frameStartedAt;
   }
 
   State state() {

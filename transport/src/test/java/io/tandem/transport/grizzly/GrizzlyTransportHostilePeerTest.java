@@ -104,7 +104,8 @@ class GrizzlyTransportHostilePeerTest {
     rude.send(new Envelope(5, false, new Message.Locate("no-hello")));
 
     await().atMost(Duration.ofSeconds(5)).until(rude::isClosedByPeer);
-    assertThat(server.stats().authenticationFailures()).isEqualTo(1);
+    assertThat(server.stats().refusals(RefusalCause.PROTOCOL_VIOLATION)).isEqualTo(1);
+    assertThat(server.stats().authenticationFailures()).as("not a peer that failed to prove the secret").isZero();
   }
 
   @Test
