@@ -23,6 +23,7 @@ import io.tandem.transport.grizzly.GrizzlyTransport;
 import io.tandem.transport.grizzly.GrizzlyTransportConfig;
 import io.tandem.transport.hazelcast.HazelcastMembership;
 import io.tandem.transport.hazelcast.HazelcastMembershipConfig;
+import io.tandem.transport.membership.AuthenticatedMembership;
 import java.io.IOException;
 import java.io.Serializable;
 import java.security.Principal;
@@ -126,9 +127,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     });
     Set<String> known = new java.util.HashSet<>(ReplicationConfigParser.ATTRIBUTES);
     known.addAll(TlsSettings.ATTRIBUTES);
-    for (String unknown : ClusterSettings.unknown(attributes, known)) {
-      violations.add(unknown + ": unknown attribute");
-    }
+    violations.addAll(ClusterSettings.unknownAttributeViolations(attributes, known));
     ReplicationConfig config = null;
     try {
       config = ReplicationConfigParser.parse(replicationAttributes);
@@ -149,15 +148,14 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     metadataClasses.addAll(config.allowedClasses());
     this.metadataCodec = new JdkAttributeCodec(ClassFilter.of(metadataClasses), config.codecLimits());
     NodeId node = new NodeId(settings.nodeId());
-    GrizzlyTransportConfig loopbackDefaults = GrizzlyTransportConfig.loopback(settings.clusterName(), node, settings.sharedSecret(), config.ackTimeout());
-    this.transport = new GrizzlyTransport(new GrizzlyTransportConfig(settings.clusterName(), node, settings.bindAddress(),
-        settings.transportPort(), settings.sharedSecret(), config.ackTimeout(), loopbackDefaults.connectTimeout(),
-        config.maxFrameSize(), Math.max(settings.maxQueuedBytesPerPeer(), config.maxFrameSize()),
-        loopbackDefaults.reconnectBackoffMin(), loopbackDefaults.reconnectBackoffMax(), tls));
+    this.transport = new GrizzlyTransport(settings.transportConfig(node, config.ackTimeout(), config.maxFrameSize(), tls));
     HazelcastMembership membership = new HazelcastMembership(new HazelcastMembershipConfig(settings.clusterName(), node,
         settings.bindAddress() + ":" + settings.transportPort(), settings.bindAddress(), settings.membershipPort(),
         settings.members(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
-    this.engine = new ReplicationEngine(config, transport, membership, codec, Clock.systemUTC(), this);
+    // Hazelcast's open-source membership authenticates nobody: only members that proved the shared secret to the
+    // transport reach the buddy ring, and a node whose secret the running members refuse does not start.
+    this.engine = new ReplicationEngine(config, transport, new AuthenticatedMembership(membership, transport), codec,
+        Clock.systemUTC(), this);
     // Threads the engine starts (selectors, membership, maintenance) must not pin the web application's loader.
     Thread thread = Thread.currentThread();
     ClassLoader previous = thread.getContextClassLoader();
