@@ -51,6 +51,12 @@ final class OwnerWrites {
 
     /** The session ended here (invalidated, expired): forget whatever else tracks it. */
     void ended(OwnedSession session);
+
+    /**
+     * Whether this node was paused (or cut off) since the session was last confirmed, so that another node may own
+     * it now: checked at the end of each SYNC request, since the pause may have struck while the request ran.
+     */
+    boolean suspect(OwnedSession session);
   }
 
   private final ReplicationConfig config;
@@ -87,6 +93,12 @@ final class OwnerWrites {
   // ---- a request's flush ---------------------------------------------------------------------------------------
 
   FlushOutcome flush(OwnedSession session, Set<String> readNames) {
+    if (outbox == null && engine.suspect(session)) {
+      // The request ran across a pause: what it read or changed may be a copy the cluster moved on from. Its changes
+      // stay pending; they are sent once the session is confirmed as still owned here, and dropped if it is not.
+      return unconfirmed(session, "this node was paused while the request ran; the session is confirmed with the "
+          + "cluster before it is served or replicated again");
+    }
     OwnedSession.InFlight awaited;
     List<String> refused;
     synchronized (session) {
@@ -350,12 +362,13 @@ final class OwnerWrites {
       owned.retire(session);
       engine.ended(session);
       touches.forget(invalidate.sessionId());
-      acknowledged = invalidations.remember(invalidate);
+      acknowledged = invalidations.remember(invalidate); // re-sent by the maintenance tick until acknowledged
+      if (to == null) {
+        return CompletableFuture.completedFuture(FlushOutcome.NO_BUDDY);
+      }
       if (outbox != null) {
         // Queued behind the session's pending updates and id changes, so the buddy applies them in order.
         outbox.offerControl(session, invalidate);
-      } else if (to == null) {
-        return CompletableFuture.completedFuture(FlushOutcome.NO_BUDDY);
       } else {
         sendInvalidation(to, invalidate);
       }

@@ -138,6 +138,12 @@ public final class ReplicationEngine implements AutoCloseable {
           public void ended(OwnedSession session) {
             quarantine().forget(session.id());
           }
+
+          @Override
+          public boolean suspect(OwnedSession session) {
+            quarantine().checkPause();
+            return quarantine().isSuspect(session.id());
+          }
         });
     this.stateTransfer =
         new StateTransfer(

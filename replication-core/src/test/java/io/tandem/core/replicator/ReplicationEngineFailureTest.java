@@ -41,7 +41,7 @@ class ReplicationEngineFailureTest {
     assertThat(outcome).isEqualTo(FlushOutcome.NOT_REPLICABLE);
     assertThat(cluster.node("n2").backup("s1")).contains(Map.of("small", "ok"));
     assertThat(owner.listener.notReplicable).first().asString()
-        .startsWith("s1/huge: ").contains("[B").contains("maximum of 1024 bytes");
+        .startsWith("s1/huge: ").contains("[B").contains("over maxValueSize of 1024 bytes");
   }
 
   @Test

@@ -152,6 +152,20 @@ class SyncContractTest {
   }
 
   @Test
+  void pauseWhileTheRequestRan_syncFlushIsUnconfirmed_notAnOkOnACopyTheClusterMayHaveMovedOn() throws Exception {
+    cluster = new EngineCluster(config().build(), "n1", "n2");
+    EngineCluster.Node owner = ownerOfS1(cluster);
+    TestSession session = owner.sessions.get("s1");
+    session.setAttribute("a", 2);
+
+    cluster.freeze("n1", Duration.ofSeconds(10)); // SIGSTOP between the application's write and the flush
+    FlushOutcome outcome = owner.engine.flush(session.handle(), java.util.Set.of());
+
+    assertThat(outcome).isEqualTo(FlushOutcome.UNCONFIRMED);
+    assertThat(cluster.node("n2").backup("s1")).as("nothing sent before confirmation").contains(Map.of("a", 1));
+  }
+
+  @Test
   void migrationRacingFlushes_neverConfirmsAWriteTheNewOwnerLacks() throws Exception {
     for (int round = 0; round < 20; round++) {
       cluster = new EngineCluster(config().build(), "n1", "n2", "n3");
