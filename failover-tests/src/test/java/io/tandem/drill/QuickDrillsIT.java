@@ -23,13 +23,27 @@ class QuickDrillsIT {
       "HANG_OWNER, MODIFIED_ATTRIBUTE",
       "ROLLING_RESTART, SESSION",
       "FORM_LOGIN, MODIFIED_SESSION",
-      "PARALLEL_REQUESTS, MODIFIED_ATTRIBUTE"
+      "PARALLEL_REQUESTS, MODIFIED_ATTRIBUTE",
+      "WRITERS_STORM, SESSION"
   })
   void syncDrill_losesNothingAndBreaksNoInvariant(Drill drill, String scope) throws Exception {
     DrillReport report = DrillRun.run(drill, DrillRun.settings(scope, "SYNC", "sticky", 6, 20));
 
     assertThat(report.verdict().acknowledged()).isGreaterThan(60);
     assertThat(report.verdict().examples()).isEmpty();
+    assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  /**
+   * Values Tandem must replicate or refuse, never answer 200 and lose: most of the poison drill's writes may rightly
+   * be refused (400) or unknown (500), so it acknowledges fewer than the other drills.
+   */
+  @Test
+  void poisonValues_sync_every200SurvivesAndTheCustomPrincipalStaysLoggedIn() throws Exception {
+    DrillReport report = DrillRun.run(Drill.POISON_VALUES, DrillRun.settings("MODIFIED_ATTRIBUTE", "SYNC", "sticky", 6, 20));
+
+    assertThat(report.verdict().acknowledged()).isGreaterThan(20);
+    assertThat(report.verdict().examples()).as(report.toHuman()).isEmpty();
     assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
   }
 
