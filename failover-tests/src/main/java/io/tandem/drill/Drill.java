@@ -21,7 +21,7 @@ enum Drill {
   WRITERS_STORM("50 users on the first node write as fast as they are answered (no think time); SIGKILL it mid-stream"),
   HANG_PATIENT("SIGSTOP the first node, which owns every session, for 10 s while half the users keep waiting on it (60 s "
       + "client timeouts) and half move on; SIGCONT it, then send the movers' next write to it with the old cookie"),
-  LOGOUT_STICKS("users on the first node log out together; SIGKILL it the moment the last logout is answered and replay "
+  LOGOUT_STICKS("40 users on the first node log out together while 10 more write without pause; SIGKILL it the moment the last logout is answered and replay "
       + "every old cookie on every node: a session whose logout was answered 200 is never found again, in SYNC and ASYNC");
 
   private final String description;

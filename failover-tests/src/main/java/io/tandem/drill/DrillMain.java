@@ -41,7 +41,7 @@ public final class DrillMain implements Callable<Integer> {
       + "hang-patient in SYNC only), through HAProxy too when it is installed")
   boolean full;
 
-  @Option(names = "--users", defaultValue = "9", description = "concurrent users; writers-storm always runs 50 (default: ${DEFAULT-VALUE})")
+  @Option(names = "--users", defaultValue = "9", description = "concurrent users; writers-storm always runs 50, logout-sticks 40 (default: ${DEFAULT-VALUE})")
   int users;
 
   @Option(names = "--writes", defaultValue = "30", description = "writes per user at least; users go on until the faults are over (default: ${DEFAULT-VALUE})")

@@ -25,6 +25,9 @@ final class DrillRunner {
   /** The patient clients' request timeout: they wait out the whole hang. */
   private static final Duration PATIENCE = Duration.ofSeconds(60);
   private static final int STORM_USERS = 50;
+  /** Users logging out at once, and users writing without think time meanwhile, all on the owner. */
+  private static final int LOGOUT_USERS = 40;
+  private static final int LOGOUT_BUSY_USERS = 10;
   private static final int STORM_MAX_WRITES = 300;
   /**
    * The poison drill's settings beside the drill's own: its value classes and its principal allowed, {@link
@@ -42,6 +45,8 @@ final class DrillRunner {
   private final List<String> notes = new ArrayList<>();
   /** Invalidated sessions a node served while the faults were on (the logout drill's replays right after its kill). */
   private final Set<String> resurrectedDuringFaults = new HashSet<>();
+  /** Epoch millis when the last outage (hang, partition) ended. */
+  private long outageOver;
 
   DrillRunner(DrillSettings settings) {
     this.settings = settings;
@@ -62,6 +67,9 @@ final class DrillRunner {
       }
       progress.println("Load running (" + workload.history().size() + " requests so far); injecting the faults");
       injectFaults(drill, cluster, network, workload, balancer);
+      if (drill == Drill.HANG_PATIENT) {
+        notePatientAnswers(workload.history());
+      }
       long protectedAgain = awaitFinalProtection(cluster);
       Thread.sleep(LOAD_AFTER_FAULTS.toMillis()); // load on the repaired cluster before the users stop
       workload.finish(LOAD_FINISH);
@@ -78,7 +86,11 @@ final class DrillRunner {
   }
 
   private int users(Drill drill) {
-    return drill == Drill.WRITERS_STORM ? STORM_USERS : settings.users();
+    return switch (drill) {
+      case WRITERS_STORM -> STORM_USERS;
+      case LOGOUT_STICKS -> LOGOUT_USERS + LOGOUT_BUSY_USERS;
+      default -> settings.users();
+    };
   }
 
   private static DrillCluster.Application application(Drill drill) {
@@ -97,7 +109,8 @@ final class DrillRunner {
       case FORM_LOGIN -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), true, false);
       case KILL_BUDDY -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, true);
       case POISON_VALUES -> new PoisonWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites());
-      case LOGOUT_STICKS -> new LogoutWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites());
+      case LOGOUT_STICKS -> new LogoutWriters(balancer, LOGOUT_USERS, LOGOUT_BUSY_USERS, settings.minWrites(),
+          Math.min(settings.maxWrites(), STORM_MAX_WRITES));
       case WRITERS_STORM -> new SessionWriters(user -> balancer, STORM_USERS, settings.minWrites(),
           Math.min(settings.maxWrites(), STORM_MAX_WRITES), new SessionWriters.Shape(false, true, true));
       case HANG_PATIENT -> {
@@ -174,28 +187,43 @@ final class DrillRunner {
         + " ms after the first");
     Map<Integer, String> loggedOut = writers.loggedOut();
     HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(10));
-    int asked = 0;
+    Map<String, Integer> answers = new TreeMap<>();
     for (String id : loggedOut.values()) {
       for (String route : cluster.running()) {
-        asked++;
-        if (http.send(cluster.node(route).url(""), writers.page(), null, id).app().kind() == AppResponse.Kind.SESSION) {
-          resurrectedDuringFaults.add(id);
-          progress.println("Session " + id + " was logged out, yet " + route + " serves it");
-        }
+        replay(http.send(cluster.node(route).url(""), writers.page(), null, id), id, route, answers);
       }
-      asked++;
-      if (balancer.send(writers.page(), null, id, 0).app().kind() == AppResponse.Kind.SESSION) {
-        resurrectedDuringFaults.add(id);
-        progress.println("Session " + id + " was logged out, yet the balancer's node serves it");
-      }
+      replay(balancer.send(writers.page(), null, id, 0), id, "the balancer's node", answers);
     }
-    notes.add("right after the kill, " + asked + " replays of " + loggedOut.size() + " logged-out cookies found "
-        + resurrectedDuringFaults.size() + " sessions again");
+    notes.add("right after the kill, replays of " + loggedOut.size() + " logged-out cookies on every node and through the balancer"
+        + " were answered " + answers + "; " + resurrectedDuringFaults.size() + " sessions found again");
     writers.goOn();
   }
 
   private void noteFault(Fault fault) {
     faults.add(fault);
+  }
+
+  /** What the patient users (even accounts) were answered for the requests they kept open through the hang. */
+  private void notePatientAnswers(List<Operation> history) {
+    long hungAt = faults.get(0).atMillis();
+    Map<String, Integer> answers = new TreeMap<>();
+    for (Operation op : history) {
+      if (op.account() % 2 == 0 && op.startedMillis() < outageOver && op.endedMillis() > hungAt) {
+        answers.merge(op.status() == 0 ? "no answer" : Integer.toString(op.status()), 1, Integer::sum);
+      }
+    }
+    notes.add("the patient users' requests open during the hang were answered " + answers);
+  }
+
+  private void replay(Answer answer, String id, String where, Map<String, Integer> answers) {
+    AppResponse.Kind kind = answer.app().kind();
+    String said = answer.delivery() != Answer.Delivery.ANSWERED ? "no answer"
+        : kind == AppResponse.Kind.NONE ? Integer.toString(answer.status()) : kind.name().toLowerCase(java.util.Locale.ROOT);
+    answers.merge(said, 1, Integer::sum);
+    if (kind == AppResponse.Kind.SESSION) {
+      resurrectedDuringFaults.add(id);
+      progress.println("Session " + id + " was logged out, yet " + where + " serves it");
+    }
   }
 
   /** -1 when one node is left (a session cannot have two copies) or the copies did not come back in time. */
@@ -236,6 +264,7 @@ final class DrillRunner {
     progress.println(what + " " + node.route + " (pid " + node.pid() + ") for " + outage.toSeconds() + " s");
     Thread.sleep(outage.toMillis()); // the outage itself
     end.run();
+    outageOver = System.currentTimeMillis();
     progress.println(what + " of " + node.route + " is over");
     int pinned = 0;
     Map<Integer, String> now = writers.sessionIds();

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * says {@link #logOut()}; all log out at once (one invalidation each, not retried: a logout answered 503 is unknown),
  * then wait until the drill, which kills the owner the moment the last logout is answered and replays the old cookies,
  * says {@link #goOn()}. They go on writing as a browser would, sending the old cookie first, into new sessions.
+ * Meanwhile {@code busy} more users on the same node write without think time and never log out, so the owner has
+ * replication to do when the logouts come (in ASYNC, queued updates of other sessions ahead of the invalidations).
  *
  * <p>Implementation notes: each user thread owns its {@link Browser}; {@code history}, {@code loggedOut} and
  * {@code lastAnswer} are concurrent; the latches are opened by the drill thread (and counted down by the users).
@@ -25,6 +27,7 @@ final class LogoutWriters extends UserThreads {
   private static final Duration PATIENCE = Duration.ofMinutes(3);
   private final LoadBalancer balancer;
   private final int users;
+  private final int busy;
   private final CountDownLatch logOut = new CountDownLatch(1);
   private final CountDownLatch answered;
   private final CountDownLatch goOn = new CountDownLatch(1);
@@ -33,10 +36,15 @@ final class LogoutWriters extends UserThreads {
   private final AtomicLong firstAnswer = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong lastAnswer = new AtomicLong();
 
-  LogoutWriters(LoadBalancer balancer, int users, int minWrites, int maxWrites) {
-    super(users, Math.max(minWrites, WRITES_BEFORE_LOGOUT + 1), Math.max(maxWrites, WRITES_BEFORE_LOGOUT + 1));
+  /**
+   * @param users users who log out
+   * @param busy users who write without think time and never log out (accounts {@code users..users+busy-1})
+   */
+  LogoutWriters(LoadBalancer balancer, int users, int busy, int minWrites, int maxWrites) {
+    super(users + busy, Math.max(minWrites, WRITES_BEFORE_LOGOUT + 1), Math.max(maxWrites, WRITES_BEFORE_LOGOUT + 1));
     this.balancer = balancer;
     this.users = users;
+    this.busy = busy;
     this.answered = new CountDownLatch(users);
   }
 
@@ -52,6 +60,21 @@ final class LogoutWriters extends UserThreads {
       browsers.put(u, browser);
       int user = u;
       startUser("drill-logout-" + u, warmedUp -> run(user, browser, warmedUp));
+    }
+    for (int u = users; u < users + busy; u++) {
+      Browser browser = new Browser(balancer, 0);
+      browsers.put(u, browser);
+      int user = u;
+      startUser("drill-busy-" + u, warmedUp -> keepBusy(user, browser, warmedUp));
+    }
+  }
+
+  private void keepBusy(int user, Browser browser, Runnable warmedUp) {
+    for (int n = 0; keepWriting(n); n++) {
+      write(user, browser, 0, n);
+      if (n + 1 == WRITES_BEFORE_LOGOUT) {
+        warmedUp.run();
+      }
     }
   }
 
