@@ -13,8 +13,9 @@ import java.util.stream.Collectors;
 /**
  * The poison-values workload: sequential users, all starting on the first node, each logged in through the FORM page
  * with the drill realm's custom principal, storing values that Tandem must replicate or refuse but never answer 200
- * and lose. User u's n-th write stores the value of kind {@code DrillValues.KINDS[n % 9]} with id {@code u<u>-<n>}
- * under key {@code p<n % 4>} (so every key gets every kind, allowed ones followed by refused ones) and {@code seq = n}.
+ * and lose. User u's n-th write stores the value of kind {@code DrillValues.KINDS[(u + n) % 9]} with id {@code
+ * u<u>-<n>} under key {@code p<n % 4>} (so every key gets every kind, allowed ones followed by refused ones, and users
+ * are at different kinds when the fault comes) and {@code seq = n}. A user is warm after twice through the kinds.
  * From the moment the drill says {@link #faultComing()}, writes go to keys {@code q<n % 4>} instead: the {@code p}
  * keys keep what the owner acknowledged before it died, for the final read to find on the survivor (a later write
  * of the same key would hide a lost one; the {@code seq} check cannot see it, since {@code seq} always replicates).
@@ -29,7 +30,7 @@ final class PoisonWriters extends UserThreads {
   static final String PAGE = "/app/secure/poison.jsp";
   /** Keys the writes cycle over: coprime with the number of kinds, so every key sees every kind. */
   static final int KEYS = 4;
-  private static final int WARM_WRITES = 5;
+  private static final int WARM_WRITES = 2 * DrillValues.KINDS.size();
   private final LoadBalancer balancer;
   private final int users;
   private volatile boolean faulted;
@@ -97,7 +98,7 @@ final class PoisonWriters extends UserThreads {
   }
 
   private void write(int user, Browser browser, int n) {
-    String kind = DrillValues.KINDS.get(n % DrillValues.KINDS.size());
+    String kind = DrillValues.KINDS.get((user + n) % DrillValues.KINDS.size());
     String key = (faulted ? "q" : "p") + (n % KEYS);
     String id = "u" + user + "-" + n;
     String value = DrillValues.describe(DrillValues.make(kind, id));
