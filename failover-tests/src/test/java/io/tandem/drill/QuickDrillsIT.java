@@ -9,7 +9,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The drills of the test command: every drill once on real Tomcat processes, the three scopes spread over them,
- * SYNC (which must lose nothing and break no invariant), one ASYNC run (whose losses are reported, not failed), the
+ * SYNC (which must lose nothing and break no invariant; hang-patient runs with the full matrix), one ASYNC kill run
+ * (whose losses are reported, not failed) and logout-sticks in ASYNC (which fails on a resurrection), the
  * partition drill where root and {@code ip netns} are available, and one run through a real HAProxy when it is
  * installed; each of the last two is skipped, saying why, where it cannot run. {@code FullDrillMatrixIT} runs every combination.
  */
@@ -45,6 +46,15 @@ class QuickDrillsIT {
     assertThat(report.verdict().acknowledged()).isGreaterThan(20);
     assertThat(report.verdict().examples()).as(report.toHuman()).isEmpty();
     assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  /** Invalidation wins in both modes: ASYNC, which reports its lost writes as numbers, fails on a resurrection. */
+  @Test
+  void logoutSticks_async_noLoggedOutSessionIsFoundAgain() throws Exception {
+    DrillReport report = DrillRun.run(Drill.LOGOUT_STICKS, DrillRun.settings("MODIFIED_SESSION", "ASYNC", "sticky", 6, 20));
+
+    assertThat(report.verdict().sessionsResurrected()).as(report.toHuman()).isZero();
+    assertThat(report.passed()).as(report.toHuman()).isTrue();
   }
 
   @Test
