@@ -35,11 +35,13 @@ record Answer(Delivery delivery, int status, String body, String sessionId, Stri
   }
 
   /**
-   * The outcome of a write this answer acknowledges or refuses. A gateway's 502/504 (the node took the request,
-   * then broke or timed out) is unknown; any other answer that is not the application's "ok" did not happen.
+   * The outcome of a write this answer acknowledges or refuses. Unknown: no answer; a gateway's 502/504 (the node
+   * took the request, then broke or timed out); Tandem's 503 with {@code Retry-After} (the change may or may not
+   * survive); a 500 (in SYNC mode: a value refused at the end of the request, held by the node that answered but not
+   * by its buddy). Any other answer that is not the application's "ok" (a 400 "refused" among them) did not happen.
    */
   Outcome writeOutcome() {
-    if (delivery == Delivery.UNKNOWN || status == 502 || status == 504) {
+    if (delivery == Delivery.UNKNOWN || status == 500 || status == 502 || status == 503 || status == 504) {
       return Outcome.UNKNOWN;
     }
     return app().kind() == AppResponse.Kind.OK ? Outcome.OK : Outcome.FAILED;

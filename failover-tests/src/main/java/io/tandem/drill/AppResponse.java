@@ -4,14 +4,15 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One answer of the drill application ({@code drill-webapp/session.jsp}), parsed: {@code ok prev=<seq> node=<route>
- * user=<name>}, {@code session node=.. user=.. {name=value, ...}}, {@code no-session node=.. user=..}, or the FORM
- * login page.
+ * One answer of the drill application ({@code drill-webapp/session.jsp} or {@code poison.jsp}), parsed: {@code ok
+ * prev=<seq> node=<route> user=<name>}, {@code session node=.. user=.. {name=value, ...}}, {@code no-session node=..
+ * user=..}, or the FORM login page. {@code poison.jsp} adds {@code principal=<class>:<name>/<detail>}.
  *
  * @param previousSeq for "ok" of a write, the session's {@code seq} before it; -1 when it had none
+ * @param principal the authenticated principal as {@code poison.jsp} describes it; "" from pages that do not
  */
-record AppResponse(Kind kind, long previousSeq, String node, String user, Map<String, String> attributes) {
-  static final AppResponse NONE = new AppResponse(Kind.NONE, -1, "", "", Map.of());
+record AppResponse(Kind kind, long previousSeq, String node, String user, String principal, Map<String, String> attributes) {
+  static final AppResponse NONE = new AppResponse(Kind.NONE, -1, "", "", "", Map.of());
 
   enum Kind {
     OK,
@@ -24,7 +25,7 @@ record AppResponse(Kind kind, long previousSeq, String node, String user, Map<St
 
   static AppResponse parse(String body) {
     if (body.contains("j_security_check")) {
-      return new AppResponse(Kind.LOGIN_PAGE, -1, "", "", Map.of());
+      return new AppResponse(Kind.LOGIN_PAGE, -1, "", "", "", Map.of());
     }
     int space = body.indexOf(' ');
     String head = space < 0 ? body : body.substring(0, space);
@@ -40,7 +41,7 @@ record AppResponse(Kind kind, long previousSeq, String node, String user, Map<St
     int brace = body.indexOf('{');
     String fields = brace < 0 ? body : body.substring(0, brace);
     return new AppResponse(kind, Long.parseLong(field(fields, "prev", "-1")), field(fields, "node", ""),
-        field(fields, "user", ""), brace < 0 ? Map.of() : attributes(body.substring(brace)));
+        field(fields, "user", ""), field(fields, "principal", ""), brace < 0 ? Map.of() : attributes(body.substring(brace)));
   }
 
   private static String field(String fields, String name, String absent) {

@@ -14,7 +14,15 @@ enum Drill {
   FORM_LOGIN("users log in through a FORM page, then the first node is SIGKILLed: nobody may be logged out"),
   PARALLEL_REQUESTS("four tabs per session write at once while the session's owner is SIGKILLed"),
   PARTITION("cut the first node's network off from the other nodes and the load balancer (its process runs on) past failure "
-      + "detection, heal it, then send each of its users' next write to it with the old cookie; needs root and ip netns");
+      + "detection, heal it, then send each of its users' next write to it with the old cookie; needs root and ip netns"),
+  POISON_VALUES("users logged in with a custom principal store allowed values, a StringBuilder, an oversized value, an allowed "
+      + "class with a final field of a refused class, lists holding a non-serializable or refused object, and a refused "
+      + "class, all on the first node; SIGKILL it: every 200 is there byte for byte, and everyone is still logged in"),
+  WRITERS_STORM("50 users on the first node write as fast as they are answered (no think time); SIGKILL it mid-stream"),
+  HANG_PATIENT("SIGSTOP the first node, which owns every session, for 10 s while half the users keep waiting on it (60 s "
+      + "client timeouts) and half move on; SIGCONT it, then send the movers' next write to it with the old cookie"),
+  LOGOUT_STICKS("40 users on the first node log out together while 10 more write without pause; SIGKILL it the moment the last logout is answered and replay "
+      + "every old cookie on every node: a session whose logout was answered 200 is never found again, in SYNC and ASYNC");
 
   private final String description;
 
@@ -41,8 +49,20 @@ enum Drill {
     return this == PARTITION;
   }
 
+  /**
+   * The modes {@code --full} runs the drill in. The drills of "a 200 means two copies" test what SYNC promises (a 200
+   * on two nodes), so they run in SYNC only; logout-sticks also in ASYNC, because invalidation wins in both modes.
+   */
+  List<String> fullModes() {
+    return switch (this) {
+      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT -> List.of("SYNC");
+      default -> List.of("SYNC", "ASYNC");
+    };
+  }
+
   /** The drills of the test command: each fault kind once; {@link #values()} is the full set. */
   static List<Drill> quickSet() {
-    return List.of(KILL_OWNER, TWO_FAILURES, HANG_OWNER, ROLLING_RESTART, FORM_LOGIN, PARALLEL_REQUESTS, KILL_BUDDY);
+    return List.of(KILL_OWNER, TWO_FAILURES, HANG_OWNER, ROLLING_RESTART, FORM_LOGIN, PARALLEL_REQUESTS, KILL_BUDDY,
+        POISON_VALUES, WRITERS_STORM);
   }
 }

@@ -37,16 +37,28 @@ final class DrillCluster implements AutoCloseable {
     this.progress = progress;
   }
 
+  /**
+   * What each node's application is set up with beyond the drill's settings.
+   *
+   * @param realmClass the realm the application logs users in with ({@link TomcatProcess#MEMORY_REALM} or {@link
+   *     TomcatProcess#DRILL_REALM})
+   * @param managerAttributes more attributes of the {@code <Manager>} ({@code allowedClasses}, {@code maxValueSize}), or ""
+   */
+  record Application(String realmClass, String managerAttributes) {
+    static final Application PLAIN = new Application(TomcatProcess.MEMORY_REALM, "");
+  }
+
   /** Starts {@code size} nodes n1..nN on loopback and waits until every one has a buddy. */
   static DrillCluster start(DrillSettings settings, int size, Path work) throws Exception {
-    return start(settings, size, work, null);
+    return start(settings, size, work, null, Application.PLAIN);
   }
 
   /**
    * Starts {@code size} nodes n1..nN, each in its own network namespace of {@code network} when it is not null
    * (on loopback otherwise), and waits until every one has a buddy.
    */
-  static DrillCluster start(DrillSettings settings, int size, Path work, NetworkNamespaces network) throws Exception {
+  static DrillCluster start(DrillSettings settings, int size, Path work, NetworkNamespaces network, Application application)
+      throws Exception {
     String cluster = "drill-" + System.nanoTime();
     List<Integer> membershipPorts = new ArrayList<>();
     List<String> hosts = new ArrayList<>();
@@ -61,9 +73,10 @@ final class DrillCluster implements AutoCloseable {
       for (int i = 0; i < size; i++) {
         String attributes = "clusterName=\"" + cluster + "\" sharedSecret=\"drill-shared-secret-0123\" scope=\""
             + settings.scope() + "\" mode=\"" + settings.mode() + "\" bindAddress=\"" + hosts.get(i) + "\" transportPort=\""
-            + freePort() + "\" membershipPort=\"" + membershipPorts.get(i) + "\" members=\"" + members + "\"";
+            + freePort() + "\" membershipPort=\"" + membershipPorts.get(i) + "\" members=\"" + members + "\""
+            + (application.managerAttributes().isEmpty() ? "" : " " + application.managerAttributes());
         nodes.add(new TomcatProcess(settings.catalinaHome(), work, settings.dropin(), "n" + (i + 1), hosts.get(i), freePort(),
-            attributes, network == null ? List.of() : network.launcher(i + 1)));
+            attributes, application.realmClass(), network == null ? List.of() : network.launcher(i + 1)));
       }
       DrillCluster started = new DrillCluster(nodes, settings.progress());
       for (TomcatProcess node : nodes) {

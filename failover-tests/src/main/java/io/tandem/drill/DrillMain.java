@@ -22,6 +22,7 @@ import picocli.CommandLine.Option;
 public final class DrillMain implements Callable<Integer> {
   @Option(names = "--drill", split = ",", defaultValue = "kill-owner",
       description = "kill-owner, kill-buddy, two-failures, hang-owner, rolling-restart, form-login, parallel-requests, partition, "
+          + "poison-values, writers-storm, hang-patient, logout-sticks, "
           + "'quick' (each once, the test command's set) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> drills;
 
@@ -36,10 +37,11 @@ public final class DrillMain implements Callable<Integer> {
       description = "sticky (the drill's own sticky client), haproxy (a real HAProxy; must be installed) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> balancers;
 
-  @Option(names = "--full", description = "every drill x every scope x SYNC and ASYNC, through HAProxy too when it is installed")
+  @Option(names = "--full", description = "every drill x every scope x SYNC and ASYNC (poison-values, writers-storm and "
+      + "hang-patient in SYNC only), through HAProxy too when it is installed")
   boolean full;
 
-  @Option(names = "--users", defaultValue = "9", description = "concurrent users (default: ${DEFAULT-VALUE})")
+  @Option(names = "--users", defaultValue = "9", description = "concurrent users; writers-storm always runs 50, logout-sticks 40 (default: ${DEFAULT-VALUE})")
   int users;
 
   @Option(names = "--writes", defaultValue = "30", description = "writes per user at least; users go on until the faults are over (default: ${DEFAULT-VALUE})")
@@ -71,7 +73,7 @@ public final class DrillMain implements Callable<Integer> {
       }
       for (String balancer : balancers()) {
         for (String scope : expand(scopes, List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"))) {
-          for (String mode : expand(modes, List.of("SYNC", "ASYNC"))) {
+          for (String mode : full ? drill.fullModes() : expand(modes, List.of("SYNC", "ASYNC"))) {
             DrillReport report = new DrillRunner(base.with(scope, mode, balancer)).run(drill);
             Path json = home.resolve("drill-reports/" + drill.cliName() + "-" + scope + "-" + mode + "-" + balancer + ".json");
             report.writeJson(json);

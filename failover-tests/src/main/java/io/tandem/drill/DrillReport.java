@@ -14,6 +14,8 @@ import java.util.stream.Collectors;
  *
  * @param protectedAgainMillis from the last fault until every running node had a buddy and every session a copy
  *     there again; -1 if that did not happen within the drill's patience
+ * @param notes what the drill's workload and faults add in words (the poison drill's answers per value kind, the
+ *     time from the last logout to the kill)
  */
 record DrillReport(
     String drill,
@@ -24,12 +26,16 @@ record DrillReport(
     List<Fault> faults,
     Verdict verdict,
     long protectedAgainMillis,
-    long durationMillis) {
+    long durationMillis,
+    List<String> notes) {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-  /** SYNC must lose nothing and break no invariant; ASYNC's losses are reported as numbers, not failed. */
+  /**
+   * SYNC must lose nothing and break no invariant; ASYNC's losses are reported as numbers, not failed. Invalidation
+   * wins in both modes: a session whose invalidation was acknowledged and that a node serves again fails either.
+   */
   boolean passed() {
-    return !mode.equals("SYNC") || verdict.clean();
+    return verdict.sessionsResurrected() == 0 && (!mode.equals("SYNC") || verdict.clean());
   }
 
   String outcome() {
@@ -44,14 +50,17 @@ record DrillReport(
     StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
         "Drill %s (%s, %s, through the %s), %d users; faults: %s%n"
             + "  writes acknowledged %d, lost %d; sessions lost %d, resurrected %d; versions gone back %d (two owners %d);"
-            + " logged out %d%n"
-            + "  requests failed %d, unknown %d; first success after each fault %s ms, every affected user served %s ms;"
+            + " logged out %d; refused but kept %d%n"
+            + "  requests failed %d, unknown %d (500 not replicated %d, 503 %d); first success after each fault %s ms,"
+            + " every affected user served %s ms;"
             + " two copies again %d ms after the last fault; %d ms in all%n"
             + "  %s",
         drill, scope, mode, balancer, users, faultList, verdict.acknowledged(), verdict.lost(), verdict.sessionsLost(),
         verdict.sessionsResurrected(), verdict.versionsWentBack(), verdict.staleOwnerWrites(), verdict.loggedOut(),
-        verdict.failedRequests(), verdict.unknownRequests(), verdict.faultToFirstSuccessMillis(),
+        verdict.refusedButKept(), verdict.failedRequests(), verdict.unknownRequests(), verdict.notReplicatedRequests(),
+        verdict.retryLaterRequests(), verdict.faultToFirstSuccessMillis(),
         verdict.faultToAllServedMillis(), protectedAgainMillis, durationMillis, outcome()));
+    notes.forEach(n -> text.append(System.lineSeparator()).append("  ").append(n));
     verdict.examples().forEach(e -> text.append(System.lineSeparator()).append("  - ").append(e));
     return text.toString();
   }

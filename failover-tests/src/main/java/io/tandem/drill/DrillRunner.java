@@ -21,6 +21,20 @@ final class DrillRunner {
   private static final Duration REPROTECTION = Duration.ofSeconds(90);
   /** Hazelcast declares a silent member dead after about 3 s (issue 3's hung-member test); hang well past it. */
   private static final Duration HANG = Duration.ofSeconds(9);
+  private static final Duration PATIENT_HANG = Duration.ofSeconds(10);
+  /** The patient clients' request timeout: they wait out the whole hang. */
+  private static final Duration PATIENCE = Duration.ofSeconds(60);
+  private static final int STORM_USERS = 50;
+  /** Users logging out at once, and users writing without think time meanwhile, all on the owner. */
+  private static final int LOGOUT_USERS = 40;
+  private static final int LOGOUT_BUSY_USERS = 10;
+  private static final int STORM_MAX_WRITES = 300;
+  /**
+   * The poison drill's settings beside the drill's own: its value classes and its principal allowed, {@link
+   * io.tandem.drill.values.Secret} not, and values over 16 KiB refused ({@link io.tandem.drill.values.DrillValues}).
+   */
+  static final String POISON_MANAGER_ATTRIBUTES = "allowedClasses=\"io.tandem.drill.values.Note,io.tandem.drill.values.Holder,"
+      + "io.tandem.drill.values.Opaque,io.tandem.drill.realm.DrillPrincipal\" maxValueSize=\"16KiB\"";
   private static final Duration LOAD_AFTER_FAULTS = Duration.ofSeconds(3);
   private static final Duration SECOND_FAILURE_AFTER = Duration.ofSeconds(5);
   private static final Duration LOAD_FINISH = Duration.ofMinutes(3);
@@ -28,6 +42,11 @@ final class DrillRunner {
   private final DrillSettings settings;
   private final PrintStream progress;
   private final List<Fault> faults = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
+  /** Invalidated sessions a node served while the faults were on (the logout drill's replays right after its kill). */
+  private final Set<String> resurrectedDuringFaults = new HashSet<>();
+  /** Epoch millis when the last outage (hang, partition) ended. */
+  private long outageOver;
 
   DrillRunner(DrillSettings settings) {
     this.settings = settings;
@@ -39,44 +58,82 @@ final class DrillRunner {
     Path work = settings.work().resolve(drill.cliName() + "-" + settings.scope() + "-" + settings.mode() + "-" + settings.balancer() + "-" + System.nanoTime());
     progress.println("== Drill " + drill.cliName() + " (" + settings.scope() + ", " + settings.mode() + ", " + settings.balancer() + "): " + drill.description());
     try (NetworkNamespaces network = drill.needsNamespaces() ? NetworkNamespaces.create(NODES, progress) : null;
-         DrillCluster cluster = DrillCluster.start(settings, NODES, work, network);
+         DrillCluster cluster = DrillCluster.start(settings, NODES, work, network, application(drill));
          LoadBalancer balancer = balancer(cluster, work)) {
-      Workload workload = workload(drill, balancer);
+      Workload workload = workload(drill, balancer, cluster);
       workload.start();
       if (!workload.awaitWarm(WARM_UP)) {
         throw new IllegalStateException("the users did not get going within " + WARM_UP + "; see the Tomcat logs in " + work);
       }
       progress.println("Load running (" + workload.history().size() + " requests so far); injecting the faults");
-      injectFaults(drill, cluster, network, workload);
+      injectFaults(drill, cluster, network, workload, balancer);
+      if (drill == Drill.HANG_PATIENT) {
+        notePatientAnswers(workload.history());
+      }
       long protectedAgain = awaitFinalProtection(cluster);
       Thread.sleep(LOAD_AFTER_FAULTS.toMillis()); // load on the repaired cluster before the users stop
       workload.finish(LOAD_FINISH);
       List<Operation> history = workload.history();
       progress.println("Load finished: " + history.size() + " requests; reading every session back");
-      Verdict verdict = new HistoryChecker(workload instanceof SessionWriters)
-          .check(history, finalReads(workload), resurrected(cluster, workload, history), faults);
-      return new DrillReport(drill.cliName(), settings.scope(), settings.mode(), balancer.describe(), settings.users(),
-          List.copyOf(faults), verdict, protectedAgain, System.currentTimeMillis() - started);
+      Set<String> resurrected = new HashSet<>(resurrectedDuringFaults);
+      resurrected.addAll(resurrected(cluster, workload, history));
+      Verdict verdict = new HistoryChecker(workload.numbersWrites(), workload.principals())
+          .check(history, finalReads(workload), resurrected, faults);
+      notes.addAll(workload.notes());
+      return new DrillReport(drill.cliName(), settings.scope(), settings.mode(), balancer.describe(), users(drill),
+          List.copyOf(faults), verdict, protectedAgain, System.currentTimeMillis() - started, List.copyOf(notes));
     }
+  }
+
+  private int users(Drill drill) {
+    return switch (drill) {
+      case WRITERS_STORM -> STORM_USERS;
+      case LOGOUT_STICKS -> LOGOUT_USERS + LOGOUT_BUSY_USERS;
+      default -> settings.users();
+    };
+  }
+
+  private static DrillCluster.Application application(Drill drill) {
+    return drill == Drill.POISON_VALUES
+        ? new DrillCluster.Application(TomcatProcess.DRILL_REALM, POISON_MANAGER_ATTRIBUTES)
+        : DrillCluster.Application.PLAIN;
   }
 
   private LoadBalancer balancer(DrillCluster cluster, Path work) throws Exception {
     return settings.balancer().equals("haproxy") ? HaproxyBalancer.start(cluster.nodes(), work) : new StickyBalancer(cluster.nodes());
   }
 
-  private Workload workload(Drill drill, LoadBalancer balancer) {
+  private Workload workload(Drill drill, LoadBalancer balancer, DrillCluster cluster) {
     return switch (drill) {
       case PARALLEL_REQUESTS -> new ParallelWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites());
       case FORM_LOGIN -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), true, false);
       case KILL_BUDDY -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, true);
+      case POISON_VALUES -> new PoisonWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites());
+      case LOGOUT_STICKS -> new LogoutWriters(balancer, LOGOUT_USERS, LOGOUT_BUSY_USERS, settings.minWrites(),
+          Math.min(settings.maxWrites(), STORM_MAX_WRITES));
+      case WRITERS_STORM -> new SessionWriters(user -> balancer, STORM_USERS, settings.minWrites(),
+          Math.min(settings.maxWrites(), STORM_MAX_WRITES), new SessionWriters.Shape(false, true, true));
+      case HANG_PATIENT -> {
+        // Even users wait on their node however long it takes (the drill's sticky client with long timeouts, whatever
+        // balancer the others use); odd users give up after the balancer's timeout and move on.
+        LoadBalancer patient = new StickyBalancer(cluster.nodes(), PATIENCE);
+        yield new SessionWriters(user -> user % 2 == 0 ? patient : balancer, settings.users(), settings.minWrites(),
+            settings.maxWrites(), new SessionWriters.Shape(false, true, false));
+      }
       default -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, false);
     };
   }
 
-  private void injectFaults(Drill drill, DrillCluster cluster, NetworkNamespaces network, Workload workload) throws Exception {
+  private void injectFaults(Drill drill, DrillCluster cluster, NetworkNamespaces network, Workload workload, LoadBalancer balancer)
+      throws Exception {
     TomcatProcess first = cluster.node("n1");
     switch (drill) {
-      case KILL_OWNER, FORM_LOGIN, PARALLEL_REQUESTS -> kill(cluster, first);
+      case KILL_OWNER, FORM_LOGIN, PARALLEL_REQUESTS, WRITERS_STORM -> kill(cluster, first);
+      case POISON_VALUES -> {
+        ((PoisonWriters) workload).faultComing();
+        kill(cluster, first);
+      }
+      case LOGOUT_STICKS -> logOutThenKill(cluster, first, (LogoutWriters) workload, balancer);
       case KILL_BUDDY -> {
         String buddy = cluster.status(first).map(NodeStatus::buddy)
             .orElseThrow(() -> new IllegalStateException("n1 does not report its buddy"));
@@ -92,8 +149,10 @@ final class DrillRunner {
         Thread.sleep(SECOND_FAILURE_AFTER.toMillis());
         kill(cluster, cluster.node(adopter));
       }
-      case HANG_OWNER -> outageAndProbe(first, (SessionWriters) workload, "SIGSTOP", first::hang, first::resume);
-      case PARTITION -> outageAndProbe(first, (SessionWriters) workload, "PARTITION", () -> network.isolate(1), () -> network.heal(1));
+      case HANG_OWNER -> outageAndProbe(first, (SessionWriters) workload, "SIGSTOP", first::hang, first::resume, HANG);
+      case HANG_PATIENT -> outageAndProbe(first, (SessionWriters) workload, "SIGSTOP", first::hang, first::resume, PATIENT_HANG);
+      case PARTITION -> outageAndProbe(first, (SessionWriters) workload, "PARTITION", () -> network.isolate(1), () -> network.heal(1),
+          HANG);
       case ROLLING_RESTART -> {
         for (TomcatProcess node : cluster.nodes()) {
           noteFault(new Fault("SIGTERM", node.route, System.currentTimeMillis()));
@@ -111,8 +170,60 @@ final class DrillRunner {
     cluster.kill(node);
   }
 
+  /**
+   * Every user logs out at once; the owner is SIGKILLed the moment the last logout is answered; each session whose
+   * logout was acknowledged is then asked for on every running node directly and through the balancer (the old
+   * cookie, as a browser that kept it sends it). Finding one is a resurrection. The users go on afterwards.
+   */
+  private void logOutThenKill(DrillCluster cluster, TomcatProcess owner, LogoutWriters writers, LoadBalancer balancer) throws Exception {
+    writers.logOut();
+    if (!writers.awaitLogoutsAnswered(Duration.ofSeconds(60))) {
+      throw new IllegalStateException("the users' logouts were not all answered within 60 s");
+    }
+    kill(cluster, owner);
+    long[] span = writers.logoutAnswerSpan();
+    long killedAt = faults.get(faults.size() - 1).atMillis();
+    notes.add("SIGKILL " + owner.route + " " + (killedAt - span[1]) + " ms after the last logout answer, " + (killedAt - span[0])
+        + " ms after the first");
+    Map<Integer, String> loggedOut = writers.loggedOut();
+    HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(10));
+    Map<String, Integer> answers = new TreeMap<>();
+    for (String id : loggedOut.values()) {
+      for (String route : cluster.running()) {
+        replay(http.send(cluster.node(route).url(""), writers.page(), null, id), id, route, answers);
+      }
+      replay(balancer.send(writers.page(), null, id, 0), id, "the balancer's node", answers);
+    }
+    notes.add("right after the kill, replays of " + loggedOut.size() + " logged-out cookies on every node and through the balancer"
+        + " were answered " + answers + "; " + resurrectedDuringFaults.size() + " sessions found again");
+    writers.goOn();
+  }
+
   private void noteFault(Fault fault) {
     faults.add(fault);
+  }
+
+  /** What the patient users (even accounts) were answered for the requests they kept open through the hang. */
+  private void notePatientAnswers(List<Operation> history) {
+    long hungAt = faults.get(0).atMillis();
+    Map<String, Integer> answers = new TreeMap<>();
+    for (Operation op : history) {
+      if (op.account() % 2 == 0 && op.startedMillis() < outageOver && op.endedMillis() > hungAt) {
+        answers.merge(op.status() == 0 ? "no answer" : Integer.toString(op.status()), 1, Integer::sum);
+      }
+    }
+    notes.add("the patient users' requests open during the hang were answered " + answers);
+  }
+
+  private void replay(Answer answer, String id, String where, Map<String, Integer> answers) {
+    AppResponse.Kind kind = answer.app().kind();
+    String said = answer.delivery() != Answer.Delivery.ANSWERED ? "no answer"
+        : kind == AppResponse.Kind.NONE ? Integer.toString(answer.status()) : kind.name().toLowerCase(java.util.Locale.ROOT);
+    answers.merge(said, 1, Integer::sum);
+    if (kind == AppResponse.Kind.SESSION) {
+      resurrectedDuringFaults.add(id);
+      progress.println("Session " + id + " was logged out, yet " + where + " serves it");
+    }
   }
 
   /** -1 when one node is left (a session cannot have two copies) or the copies did not come back in time. */
@@ -145,13 +256,15 @@ final class DrillRunner {
    * sends each of its users' next write to it with the cookie from before: it must not accept a write on its stale
    * copy.
    */
-  private void outageAndProbe(TomcatProcess node, SessionWriters writers, String what, FaultStep begin, FaultStep end) throws Exception {
+  private void outageAndProbe(TomcatProcess node, SessionWriters writers, String what, FaultStep begin, FaultStep end, Duration outage)
+      throws Exception {
     Map<Integer, String> before = writers.sessionIds();
     noteFault(new Fault(what, node.route, System.currentTimeMillis()));
     begin.run();
-    progress.println(what + " " + node.route + " (pid " + node.pid() + ") for " + HANG.toSeconds() + " s");
-    Thread.sleep(HANG.toMillis()); // the outage itself
+    progress.println(what + " " + node.route + " (pid " + node.pid() + ") for " + outage.toSeconds() + " s");
+    Thread.sleep(outage.toMillis()); // the outage itself
     end.run();
+    outageOver = System.currentTimeMillis();
     progress.println(what + " of " + node.route + " is over");
     int pinned = 0;
     Map<Integer, String> now = writers.sessionIds();
@@ -191,18 +304,15 @@ final class DrillRunner {
     return reads;
   }
 
-  /** Ids of acknowledged invalidations that a running node still serves. */
+  /** Ids of acknowledged invalidations that a running node still serves, each asked of every running node directly. */
   private Set<String> resurrected(DrillCluster cluster, Workload workload, List<Operation> history) {
     HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(5));
     Set<String> served = new HashSet<>();
-    for (Operation op : history) {
-      if (op.kind() != Operation.Kind.INVALIDATE || !op.acknowledged() || op.sessionId() == null) {
-        continue;
-      }
+    for (String id : HistoryChecker.acknowledgedInvalidations(history)) {
       for (String route : cluster.running()) {
-        AppResponse read = http.send(cluster.node(route).url(""), workload.page(), null, op.sessionId()).app();
+        AppResponse read = http.send(cluster.node(route).url(""), workload.page(), null, id).app();
         if (read.kind() == AppResponse.Kind.SESSION) {
-          served.add(op.sessionId());
+          served.add(id);
         }
       }
     }

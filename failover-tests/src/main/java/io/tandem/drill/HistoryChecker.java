@@ -13,23 +13,38 @@ import java.util.stream.Collectors;
  * Checks a drill's recorded history against what the cluster holds at the end. Pure: the drill does the reading.
  *
  * <ul>
- *   <li>Every acknowledged write is in its session at the end, unless a later write of the same key (acknowledged
- *       or not) replaced it.
+ *   <li>Every acknowledged write is in its session at the end, byte for byte, unless a later write of the same key
+ *       replaced it: an acknowledged one, or an unknown one whose value is there; so no attribute comes back older
+ *       than its last acknowledged write. A later write answered 500 (not replicated: its node held it, its buddy
+ *       dropped the attribute) may also have left the attribute absent.
+ *   <li>A write that did not happen (refused, or never sent) is not in the session at the end.
  *   <li>An account's session with acknowledged writes still exists at the end.
  *   <li>A session whose invalidation was acknowledged is never served again.
  *   <li>Versions never go back: a write numbered n that was acknowledged must be seen by every later write of the
  *       same tab, which the application proves by answering the highest write number the session had applied.
  *   <li>One owner at a time: a write that saw an older session than a newer acknowledged one, on another node,
  *       means two nodes accepted writes for the session.
+ *   <li>A logged-in user stays logged in, with the principal it logged in with: no login page after login, and the
+ *       final read shows the same principal (class and content).
  * </ul>
  */
 final class HistoryChecker {
   private static final int MAX_EXAMPLES = 10;
   private final boolean checkVersions;
+  private final Map<Integer, String> principals;
 
   /** @param checkVersions whether the workload numbers each tab's writes into the session's {@code seq} */
   HistoryChecker(boolean checkVersions) {
+    this(checkVersions, Map.of());
+  }
+
+  /**
+   * @param principals per account, the principal its final read must show ({@link AppResponse#principal()}); accounts
+   *     not in it are not checked
+   */
+  HistoryChecker(boolean checkVersions, Map<Integer, String> principals) {
     this.checkVersions = checkVersions;
+    this.principals = Map.copyOf(principals);
   }
 
   /**
@@ -41,8 +56,11 @@ final class HistoryChecker {
     int acknowledged = (int) history.stream().filter(o -> o.kind() == Operation.Kind.WRITE && o.acknowledged()).count();
     int failed = (int) history.stream().filter(o -> o.outcome() == Outcome.FAILED).count();
     int unknown = (int) history.stream().filter(o -> o.outcome() == Outcome.UNKNOWN).count();
+    int notReplicated = (int) history.stream().filter(Operation::notReplicated).count();
+    int retryLater = (int) history.stream().filter(o -> o.status() == 503).count();
     int loggedOut = (int) history.stream().filter(Operation::loginPage).count();
     int lost = 0;
+    int refusedButKept = 0;
     int sessionsLost = 0;
     int wentBack = 0;
     int staleOwner = 0;
@@ -57,6 +75,13 @@ final class HistoryChecker {
           .toList();
       AppResponse last = finalReads.getOrDefault(account, AppResponse.NONE);
       List<Operation> acked = current.stream().filter(Operation::acknowledged).toList();
+      String principal = principals.get(account);
+      if (principal != null && (last.kind() == AppResponse.Kind.LOGIN_PAGE
+          || last.kind() == AppResponse.Kind.SESSION && !principal.equals(last.principal()))) {
+        loggedOut++;
+        example(examples, "account " + account + ": logged in as " + principal + " but the final read shows "
+            + (last.kind() == AppResponse.Kind.LOGIN_PAGE ? "the login page" : "principal " + last.principal()));
+      }
       if (last.kind() != AppResponse.Kind.SESSION) {
         if (!acked.isEmpty()) {
           sessionsLost++;
@@ -71,7 +96,14 @@ final class HistoryChecker {
         if (!write.value().equals(found) && !replacedLater(write, current, found)) {
           lost++;
           example(examples, "account " + account + ": " + write.key() + "=" + write.value() + " acknowledged by " + write.node()
-              + " but the session holds " + found);
+              + " but the session holds " + (found == null ? "no " + write.key() : found));
+        }
+      }
+      for (Operation write : current) {
+        if (write.outcome() == Outcome.FAILED && write.value().equals(last.attributes().get(write.key()))) {
+          refusedButKept++;
+          example(examples, "account " + account + ": " + write.key() + "=" + write.value() + " was answered "
+              + (write.status() == 0 ? "not sent" : Integer.toString(write.status())) + " (did not happen) but the session holds it");
         }
       }
       if (checkVersions) {
@@ -80,16 +112,35 @@ final class HistoryChecker {
         staleOwner += counts[1];
       }
     }
-    return new Verdict(acknowledged, lost, sessionsLost, resurrected.size(), wentBack, staleOwner, loggedOut, failed, unknown,
+    return new Verdict(acknowledged, lost, sessionsLost, resurrected.size(), wentBack, staleOwner, loggedOut, refusedButKept,
+        failed, unknown, notReplicated, retryLater,
         faults.stream().map(f -> recovery(history, f, true)).toList(),
         faults.stream().map(f -> recovery(history, f, false)).toList(),
         examplesWith(examples, resurrected));
   }
 
-  /** Whether a later write of the same key and tab (acknowledged or not) put {@code found} there. */
+  /**
+   * The sessions no node may ever serve again: those whose invalidation was acknowledged. A logout answered 503 (or
+   * not answered) is unknown: the session may rightly live on.
+   */
+  static Set<String> acknowledgedInvalidations(List<Operation> history) {
+    Set<String> ids = new java.util.TreeSet<>();
+    for (Operation op : history) {
+      if (op.kind() == Operation.Kind.INVALIDATE && op.acknowledged() && op.sessionId() != null) {
+        ids.add(op.sessionId());
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * Whether a later write of the same key and tab replaced {@code write}: an acknowledged one (which is checked in its
+   * turn), or one that may have happened (unknown) and put {@code found} there or, answered 500 (its buddy dropped the
+   * attribute), left it absent. A write that failed (refused, never sent) replaced nothing.
+   */
   private static boolean replacedLater(Operation write, List<Operation> current, String found) {
     return current.stream().anyMatch(o -> o.tab() == write.tab() && o.key().equals(write.key()) && o.seq() > write.seq()
-        && o.value().equals(found));
+        && (o.acknowledged() || o.outcome() == Outcome.UNKNOWN && (o.value().equals(found) || found == null && o.notReplicated())));
   }
 
   /**

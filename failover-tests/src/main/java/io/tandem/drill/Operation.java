@@ -11,10 +11,14 @@ package io.tandem.drill;
  * @param previousSeq the session's {@code seq} the node saw before this write; -1 for none or no answer
  * @param node the route of the node that answered, or "" without an answer
  * @param loginPage the node answered with the login page: a logged-in user was logged out
+ * @param status the HTTP status of the answer, 0 without one: a 500 on a write is "not replicated" (the node that
+ *     answered holds the change, its buddy does not), so after a failover the attribute may be absent
  */
 record Operation(
     Kind kind, int account, int tab, int generation, String sessionId, String key, String value, long seq,
-    long previousSeq, String node, Outcome outcome, boolean loginPage, long startedMillis, long endedMillis) {
+    long previousSeq, String node, Outcome outcome, boolean loginPage, int status, long startedMillis, long endedMillis) {
+  /** The status Tandem answers in SYNC mode when a change of the request could not be replicated to the buddy. */
+  static final int NOT_REPLICATED = 500;
 
   enum Kind {
     WRITE,
@@ -23,5 +27,10 @@ record Operation(
 
   boolean acknowledged() {
     return outcome == Outcome.OK;
+  }
+
+  /** A write answered 500: unknown, and after a failover its attribute may be absent (the buddy dropped it). */
+  boolean notReplicated() {
+    return kind == Kind.WRITE && status == NOT_REPLICATED;
   }
 }

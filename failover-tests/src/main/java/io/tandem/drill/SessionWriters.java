@@ -4,14 +4,16 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntFunction;
 
 /**
  * Sequential users, one thread each: user u's n-th write puts {@code u<u>-g<generation>-<n>} under one of
  * {@link #KEYS} keys and {@code seq = n} into
- * its session, one page at a time with think time between. Every fourth user invalidates its session halfway and
- * goes on in a new one, so the checker can prove invalidated sessions never come back. With {@code formLogin},
- * users log in through the FORM page first and write to a protected page. A drill can pin a user's next write to
- * one node with an old cookie, as a load balancer whose stickiness table lags would (the hang drill's stale probe).
+ * its session, one page at a time with think time between (none in a {@link Shape#storm() storm}). Every fourth user
+ * invalidates its session halfway and goes on in a new one, so the checker can prove invalidated sessions never come
+ * back. With {@code formLogin}, users log in through the FORM page first and write to a protected page. A drill can
+ * pin a user's next write to one node with an old cookie, as a load balancer whose stickiness table lags would (the
+ * hang drill's stale probe), and give some users a balancer of their own (the patient clients of {@code hang-patient}).
  *
  * <p>Implementation notes: each user thread owns its {@link Browser} and counters; {@code pins}, {@code history}
  * and {@code sessionIds} are concurrent; {@code stop} is set by the drill thread.
@@ -20,11 +22,10 @@ final class SessionWriters extends UserThreads {
   private static final int WARM_WRITES = 5;
   /** Writes cycle over this many keys, so a long drill does not grow sessions without bound. */
   static final int KEYS = 32;
-  private final LoadBalancer balancer;
+  private final IntFunction<LoadBalancer> balancers;
   private final int users;
   private final int minWrites;
-  private final boolean formLogin;
-  private final boolean sameHome;
+  private final Shape shape;
   private final Map<Integer, String> sessionIds = new ConcurrentHashMap<>();
   private final Map<Integer, Pin> pins = new ConcurrentHashMap<>();
   private final HttpExchange direct = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(4));
@@ -33,26 +34,36 @@ final class SessionWriters extends UserThreads {
   record Pin(TomcatProcess node, String sessionId) {}
 
   /**
+   * How the users behave.
+   *
+   * @param formLogin users log in through the FORM page first and write to a protected page
    * @param sameHome every user's first request lands on the first node (so one node owns every session)
+   * @param storm no think time: each user sends its next write as soon as the last one was answered
    */
+  record Shape(boolean formLogin, boolean sameHome, boolean storm) {}
+
   SessionWriters(LoadBalancer balancer, int users, int minWrites, int maxWrites, boolean formLogin, boolean sameHome) {
+    this(user -> balancer, users, minWrites, maxWrites, new Shape(formLogin, sameHome, false));
+  }
+
+  /** @param balancers the balancer each user (by index) sends through */
+  SessionWriters(IntFunction<LoadBalancer> balancers, int users, int minWrites, int maxWrites, Shape shape) {
     super(users, minWrites, maxWrites);
-    this.balancer = balancer;
+    this.balancers = balancers;
     this.users = users;
     this.minWrites = minWrites;
-    this.formLogin = formLogin;
-    this.sameHome = sameHome;
+    this.shape = shape;
   }
 
   @Override
   public String page() {
-    return formLogin ? "/app/secure/session.jsp" : "/app/session.jsp";
+    return shape.formLogin() ? "/app/secure/session.jsp" : "/app/session.jsp";
   }
 
   @Override
   public void start() {
     for (int u = 0; u < users; u++) {
-      Browser browser = new Browser(balancer, sameHome ? 0 : u);
+      Browser browser = new Browser(balancers.apply(u), shape.sameHome() ? 0 : u);
       browsers.put(u, browser);
       int user = u;
       startUser("drill-user-" + u, warmedUp -> run(user, browser, warmedUp));
@@ -75,11 +86,11 @@ final class SessionWriters extends UserThreads {
   }
 
   private void run(int user, Browser browser, Runnable warmedUp) throws InterruptedException {
-    if (formLogin && !login(user, browser)) {
+    if (shape.formLogin() && !login(browser, page(), user)) {
       return;
     }
     int generation = 0;
-    int invalidateAt = user % 4 == 3 && !formLogin ? minWrites / 2 : -1; // logging out is not what the FORM drill tests
+    int invalidateAt = user % 4 == 3 && !shape.formLogin() ? minWrites / 2 : -1; // logging out is not what the FORM drill tests
     for (int n = 0; keepWriting(n); n++) {
       if (n == invalidateAt && invalidate(user, browser, generation)) {
         generation++;
@@ -88,7 +99,9 @@ final class SessionWriters extends UserThreads {
       if (n + 1 == WARM_WRITES) {
         warmedUp.run();
       }
-      Thread.sleep(ThreadLocalRandom.current().nextInt(20, 60)); // think time between a user's pages
+      if (!shape.storm()) {
+        Thread.sleep(ThreadLocalRandom.current().nextInt(20, 60)); // think time between a user's pages
+      }
     }
   }
 
@@ -111,12 +124,12 @@ final class SessionWriters extends UserThreads {
     AppResponse app = answer.app();
     history.add(new Operation(Operation.Kind.WRITE, user, 0, generation, sentWith, key, value, n,
         app.kind() == AppResponse.Kind.OK ? app.previousSeq() : -1, app.node(), answer.writeOutcome(),
-        app.kind() == AppResponse.Kind.LOGIN_PAGE, start, System.currentTimeMillis()));
+        app.kind() == AppResponse.Kind.LOGIN_PAGE, answer.status(), start, System.currentTimeMillis()));
     if (browser.sessionId() != null) {
       sessionIds.put(user, browser.sessionId());
     }
     if (app.kind() == AppResponse.Kind.LOGIN_PAGE) {
-      login(user, browser); // logged out by the failover: the checker counts it; log in again to go on
+      login(browser, page(), user); // logged out by the failover: the checker counts it; log in again to go on
     }
   }
 
@@ -129,7 +142,7 @@ final class SessionWriters extends UserThreads {
       AppResponse app = answer.app();
       Outcome outcome = answer.writeOutcome();
       history.add(new Operation(Operation.Kind.INVALIDATE, user, 0, generation, ended, "", "", -1, -1, app.node(),
-          outcome, app.kind() == AppResponse.Kind.LOGIN_PAGE, start, System.currentTimeMillis()));
+          outcome, app.kind() == AppResponse.Kind.LOGIN_PAGE, answer.status(), start, System.currentTimeMillis()));
       if (outcome == Outcome.OK) {
         return true;
       }
@@ -138,16 +151,19 @@ final class SessionWriters extends UserThreads {
     return false;
   }
 
-  /** FORM login: the protected page answers the login form; posting it answers a redirect back to the page. */
-  private boolean login(int user, Browser browser) {
+  /**
+   * FORM login as {@code user<user>}: the protected {@code page} answers the login form; posting it answers a
+   * redirect back to the page. False when five attempts did not land logged in.
+   */
+  static boolean login(Browser browser, String page, int user) {
     for (int attempt = 0; attempt < 5; attempt++) {
-      Answer form = browser.get(page());
+      Answer form = browser.get(page);
       if (form.app().kind() != AppResponse.Kind.LOGIN_PAGE) {
         continue;
       }
       Answer posted = browser.post("/app/j_security_check", Map.of("j_username", "user" + user, "j_password", TomcatProcess.PASSWORD));
       if (posted.status() == 303 || posted.status() == 302) {
-        Answer landed = browser.get(page());
+        Answer landed = browser.get(page);
         if (landed.app().user().equals("user" + user)) {
           return true;
         }

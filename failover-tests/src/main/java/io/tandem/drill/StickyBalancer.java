@@ -16,11 +16,17 @@ import java.util.concurrent.ConcurrentHashMap;
 final class StickyBalancer implements LoadBalancer {
   private static final Duration DOWN_AFTER_FAILURE = Duration.ofSeconds(3);
   private final List<TomcatProcess> nodes;
-  private final HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(4));
+  private final HttpExchange http;
   private final Map<String, Long> downUntil = new ConcurrentHashMap<>();
 
   StickyBalancer(List<TomcatProcess> nodes) {
+    this(nodes, Duration.ofSeconds(4));
+  }
+
+  /** @param requestTimeout how long a request may go unanswered before it is unknown and its node taken out */
+  StickyBalancer(List<TomcatProcess> nodes, Duration requestTimeout) {
     this.nodes = List.copyOf(nodes);
+    this.http = new HttpExchange(Duration.ofSeconds(1), requestTimeout);
   }
 
   @Override

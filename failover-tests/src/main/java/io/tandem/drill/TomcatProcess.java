@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -32,7 +34,18 @@ final class TomcatProcess implements AutoCloseable {
   static final int LOGIN_USERS = 64;
   static final String PASSWORD = "drill-password";
   private static final List<String> WEBAPP_FILES =
-      List.of("session.jsp", "status.jsp", "login.html", "login-error.html", "WEB-INF/web.xml");
+      List.of("session.jsp", "poison.jsp", "status.jsp", "login.html", "login-error.html", "WEB-INF/web.xml");
+  /** The poison drill's value classes, in the application's {@code WEB-INF/classes} (the session's class loader). */
+  private static final List<Class<?>> WEBAPP_CLASSES = List.of(io.tandem.drill.values.DrillValues.class,
+      io.tandem.drill.values.Note.class, io.tandem.drill.values.Secret.class, io.tandem.drill.values.Holder.class,
+      io.tandem.drill.values.Opaque.class);
+  /** The realm with a custom principal, in a jar in the node's {@code lib/} (the server's class loader). */
+  private static final List<String> REALM_CLASSES =
+      List.of("io/tandem/drill/realm/DrillRealm.class", "io/tandem/drill/realm/DrillPrincipal.class");
+  /** Tomcat's own realm, reading {@code conf/drill-users.xml}. */
+  static final String MEMORY_REALM = "org.apache.catalina.realm.MemoryRealm";
+  /** {@link #MEMORY_REALM} returning a custom principal class ({@code io.tandem.drill.realm.DrillPrincipal}). */
+  static final String DRILL_REALM = "io.tandem.drill.realm.DrillRealm";
 
   final String route;
   final String host;
@@ -44,27 +57,29 @@ final class TomcatProcess implements AutoCloseable {
 
   /** A node on loopback. */
   TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, int httpPort, String managerAttributes) throws IOException {
-    this(catalinaHome, workDir, dropinJar, route, "127.0.0.1", httpPort, managerAttributes, List.of());
+    this(catalinaHome, workDir, dropinJar, route, "127.0.0.1", httpPort, managerAttributes, MEMORY_REALM, List.of());
   }
 
   /**
    * A node reached at {@code host}, started through {@code launcher} (e.g. {@code ip netns exec <ns>}, which
-   * execs the command, so the PID is still Tomcat's).
+   * execs the command, so the PID is still Tomcat's), whose application logs users in with {@code realmClass}
+   * ({@link #MEMORY_REALM} or {@link #DRILL_REALM}, both reading the drill's users).
    */
   TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, String host, int httpPort,
-      String managerAttributes, List<String> launcher) throws IOException {
+      String managerAttributes, String realmClass, List<String> launcher) throws IOException {
     this.catalinaHome = catalinaHome;
     this.route = route;
     this.host = host;
     this.launcher = List.copyOf(launcher);
     this.httpPort = httpPort;
     this.base = Files.createDirectories(workDir.resolve(route));
-    install(dropinJar, managerAttributes);
+    install(dropinJar, managerAttributes, realmClass);
     this.process = launch();
   }
 
-  private void install(Path dropinJar, String managerAttributes) throws IOException {
-    for (String dir : new String[] {"logs", "temp", "work", "lib", "webapps/app/META-INF", "webapps/app/WEB-INF", "webapps/app/secure"}) {
+  private void install(Path dropinJar, String managerAttributes, String realmClass) throws IOException {
+    for (String dir : new String[] {"logs", "temp", "work", "lib", "webapps/app/META-INF", "webapps/app/WEB-INF", "webapps/app/secure",
+        "webapps/app/WEB-INF/classes/io/tandem/drill/values"}) {
       Files.createDirectories(base.resolve(dir));
     }
     copyTree(catalinaHome.resolve("conf"), base.resolve("conf"));
@@ -80,13 +95,35 @@ final class TomcatProcess implements AutoCloseable {
     Files.copy(dropinJar, base.resolve("lib/tandem-dropin.jar"), StandardCopyOption.REPLACE_EXISTING);
     Files.writeString(base.resolve("webapps/app/META-INF/context.xml"), "<Context>\n"
         + "  <Parameter name=\"drill.node\" value=\"" + route + "\" override=\"false\"/>\n"
-        + "  <Realm className=\"org.apache.catalina.realm.MemoryRealm\" pathname=\"conf/drill-users.xml\"/>\n"
+        + "  <Realm className=\"" + realmClass + "\" pathname=\"conf/drill-users.xml\"/>\n"
         + "  <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n"
         + "</Context>\n", StandardCharsets.UTF_8);
     for (String file : WEBAPP_FILES) {
       copyResource("/drill-webapp/" + file, base.resolve("webapps/app/" + file));
     }
     copyResource("/drill-webapp/session.jsp", base.resolve("webapps/app/secure/session.jsp"));
+    copyResource("/drill-webapp/poison.jsp", base.resolve("webapps/app/secure/poison.jsp"));
+    for (Class<?> type : WEBAPP_CLASSES) {
+      String file = type.getName().replace('.', '/') + ".class";
+      copyResource("/" + file, base.resolve("webapps/app/WEB-INF/classes/" + file));
+    }
+    writeJar(base.resolve("lib/drill-realm.jar"), REALM_CLASSES);
+  }
+
+  /** A jar of the drill's own classes, as an operator drops a realm's jar into {@code lib/}. */
+  private static void writeJar(Path jar, List<String> classFiles) throws IOException {
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+      for (String file : classFiles) {
+        out.putNextEntry(new JarEntry(file));
+        try (InputStream in = TomcatProcess.class.getResourceAsStream("/" + file)) {
+          if (in == null) {
+            throw new IOException("drill class " + file + " is missing from the classpath");
+          }
+          in.transferTo(out);
+        }
+        out.closeEntry();
+      }
+    }
   }
 
   private Process launch() throws IOException {

@@ -13,9 +13,14 @@ import java.util.List;
  *     final sessions older than their last acknowledged write
  * @param staleOwnerWrites of those, writes acknowledged by another node than the one that acknowledged the newer
  *     state: two nodes accepted writes for one session
- * @param loggedOut answers of the login page to a logged-in user
- * @param failedRequests requests answered with a failure or not sent at all
- * @param unknownRequests requests whose outcome is unknown (sent, then no answer)
+ * @param loggedOut answers of the login page to a logged-in user, and final reads showing another principal than
+ *     the one the user logged in with (or the login page)
+ * @param refusedButKept writes that did not happen (refused, or never sent) whose value is in the session at the end
+ * @param failedRequests requests answered with a failure (a 400 "refused" among them) or not sent at all
+ * @param unknownRequests requests whose outcome is unknown (sent, then no answer; a 500, 502, 503 or 504)
+ * @param notReplicatedRequests of the unknown, writes answered 500: the answering node held the change, its buddy
+ *     did not (the attribute may be absent after a failover)
+ * @param retryLaterRequests of the unknown, requests answered 503 (Tandem adds {@code Retry-After})
  * @param faultToFirstSuccessMillis per fault, from the fault to the first acknowledged write of a user whose last
  *     write before it had been acknowledged by the faulted node; -1 if none was
  * @param faultToAllServedMillis per fault, until every such user had an acknowledged write again; -1 if not all did
@@ -29,8 +34,11 @@ record Verdict(
     int versionsWentBack,
     int staleOwnerWrites,
     int loggedOut,
+    int refusedButKept,
     int failedRequests,
     int unknownRequests,
+    int notReplicatedRequests,
+    int retryLaterRequests,
     List<Long> faultToFirstSuccessMillis,
     List<Long> faultToAllServedMillis,
     List<String> examples) {
@@ -38,6 +46,6 @@ record Verdict(
   /** Nothing acknowledged was lost and no invariant broke. */
   boolean clean() {
     return lost == 0 && sessionsLost == 0 && sessionsResurrected == 0 && versionsWentBack == 0 && staleOwnerWrites == 0
-        && loggedOut == 0;
+        && loggedOut == 0 && refusedButKept == 0;
   }
 }

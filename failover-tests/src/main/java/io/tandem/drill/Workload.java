@@ -22,4 +22,19 @@ interface Workload {
 
   /** The page every request of this workload goes to. */
   String page();
+
+  /** Whether each tab numbers its writes into the session's {@code seq}, so the checker can prove versions never go back. */
+  default boolean numbersWrites() {
+    return true;
+  }
+
+  /** Per account, the principal it logged in with, as the page describes it; empty when users do not log in so. */
+  default Map<Integer, String> principals() {
+    return Map.of();
+  }
+
+  /** What the report should say about this workload beyond the checker's numbers. */
+  default List<String> notes() {
+    return List.of();
+  }
 }

@@ -25,6 +25,15 @@ class AppResponseTest {
   }
 
   @Test
+  void parsesThePoisonPagesPrincipal() {
+    AppResponse session = AppResponse.parse("session node=n2 user=user1 principal=DrillPrincipal:user1/badge-user1 {p0=Note/u1-0, seq=3}");
+
+    assertThat(session.principal()).isEqualTo("DrillPrincipal:user1/badge-user1");
+    assertThat(session.attributes()).containsEntry("p0", "Note/u1-0");
+    assertThat(AppResponse.parse("ok prev=2 node=n1 user=null").principal()).isEmpty();
+  }
+
+  @Test
   void recognisesTheLoginPageAndOtherPages() {
     assertThat(AppResponse.parse("<form method=\"post\" action=\"j_security_check\">").kind()).isEqualTo(AppResponse.Kind.LOGIN_PAGE);
     assertThat(AppResponse.parse("<html>Internal error</html>").kind()).isEqualTo(AppResponse.Kind.NONE);
@@ -32,9 +41,11 @@ class AppResponseTest {
   }
 
   @Test
-  void gatewayTimeoutIsUnknownAndAnErrorPageIsFailed() {
+  void gatewayTimeoutRetryLaterAndNotReplicatedAreUnknown_refusedAndNotSentAreFailed() {
     assertThat(new Answer(Answer.Delivery.ANSWERED, 504, "", null, null).writeOutcome()).isEqualTo(Outcome.UNKNOWN);
-    assertThat(new Answer(Answer.Delivery.ANSWERED, 500, "boom", null, null).writeOutcome()).isEqualTo(Outcome.FAILED);
+    assertThat(new Answer(Answer.Delivery.ANSWERED, 503, "Tandem: retry", null, null).writeOutcome()).isEqualTo(Outcome.UNKNOWN);
+    assertThat(new Answer(Answer.Delivery.ANSWERED, 500, "not replicated", null, null).writeOutcome()).isEqualTo(Outcome.UNKNOWN);
+    assertThat(new Answer(Answer.Delivery.ANSWERED, 400, "refused class", null, null).writeOutcome()).isEqualTo(Outcome.FAILED);
     assertThat(new Answer(Answer.Delivery.ANSWERED, 200, "ok prev=-1 node=n1 user=null", null, null).writeOutcome()).isEqualTo(Outcome.OK);
     assertThat(Answer.notSent().writeOutcome()).isEqualTo(Outcome.FAILED);
   }

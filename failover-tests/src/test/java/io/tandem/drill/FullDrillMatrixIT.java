@@ -12,7 +12,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every drill x every scope x SYNC and ASYNC x every load balancer installed: about an hour. Behind a flag:
+ * Every drill x every scope x SYNC and ASYNC ({@link Drill#fullModes()}: the drills of "a 200 means two copies" in
+ * SYNC, logout-sticks in both) x every load balancer installed: over an hour. Behind a flag:
  * {@code ./mvnw -B verify -pl failover-tests -am -Dtandem.drills=full} (or {@code ./tandem drill --full}).
  */
 @EnabledIfSystemProperty(named = "tandem.drills", matches = "full", disabledReason = "the full drill matrix runs with -Dtandem.drills=full")
@@ -25,7 +26,7 @@ class FullDrillMatrixIT {
     for (Drill drill : Drill.values()) {
       for (String balancer : balancers) {
         for (String scope : List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE")) {
-          for (String mode : List.of("SYNC", "ASYNC")) {
+          for (String mode : drill.fullModes()) {
             all.add(Arguments.of(drill, scope, mode, balancer));
           }
         }

@@ -15,7 +15,25 @@ class HistoryCheckerTest {
 
   private void write(int account, long seq, long previousSeq, String node, Outcome outcome, long at) {
     history.add(new Operation(Operation.Kind.WRITE, account, 0, 0, "id." + node, "k" + (seq % 2), "v" + seq, seq, previousSeq,
-        node, outcome, false, at, at + 5));
+        node, outcome, false, outcome == Outcome.OK ? 200 : 0, at, at + 5));
+  }
+
+  /** A write of {@code v<seq>} under {@code k<seq % 2>} answered {@code status} (0: no answer), its outcome as a client sees it. */
+  private void write(int account, long seq, long previousSeq, String node, int status, long at) {
+    Outcome outcome = status == 0 ? Outcome.UNKNOWN
+        : new Answer(Answer.Delivery.ANSWERED, status, status == 200 ? "ok prev=" + previousSeq + " node=" + node : "error", null, null)
+            .writeOutcome();
+    history.add(new Operation(Operation.Kind.WRITE, account, 0, 0, "id." + node, "k" + (seq % 2), "v" + seq, seq,
+        status == 200 ? previousSeq : -1, status == 200 ? node : "", outcome, false, status, at, at + 5));
+  }
+
+  private void logout(int account, String sessionId, int status) {
+    Outcome outcome = new Answer(Answer.Delivery.ANSWERED, status, status == 200 ? "ok node=n1" : "error", null, null).writeOutcome();
+    history.add(new Operation(Operation.Kind.INVALIDATE, account, 0, 0, sessionId, "", "", -1, -1, "n1", outcome, false, status, 150, 160));
+  }
+
+  private DrillReport report(String mode, Verdict verdict) {
+    return new DrillReport("logout-sticks", "SESSION", mode, "sticky client", 1, List.of(), verdict, 0, 0, List.of());
   }
 
   private static AppResponse session(String listing) {
@@ -121,15 +139,15 @@ class HistoryCheckerTest {
   @Test
   void writesOfAnInvalidatedGeneration_areNotExpectedAtTheEnd() {
     write(0, 0, -1, "n1", Outcome.OK, 100);
-    history.add(new Operation(Operation.Kind.INVALIDATE, 0, 0, 0, "old.n1", "", "", -1, -1, "n1", Outcome.OK, false, 150, 160));
-    history.add(new Operation(Operation.Kind.WRITE, 0, 0, 1, "old.n1", "k1", "v1", 1, -1, "n1", Outcome.OK, false, 200, 210));
+    history.add(new Operation(Operation.Kind.INVALIDATE, 0, 0, 0, "old.n1", "", "", -1, -1, "n1", Outcome.OK, false, 200, 150, 160));
+    history.add(new Operation(Operation.Kind.WRITE, 0, 0, 1, "old.n1", "k1", "v1", 1, -1, "n1", Outcome.OK, false, 200, 200, 210));
 
     assertThat(check(Map.of(0, session("{k1=v1, seq=1}")), Set.of()).clean()).isTrue();
   }
 
   @Test
   void loginPageToALoggedInUser_isCounted() {
-    history.add(new Operation(Operation.Kind.WRITE, 0, 0, 0, "id.n1", "k0", "v0", 0, -1, "", Outcome.FAILED, true, 100, 110));
+    history.add(new Operation(Operation.Kind.WRITE, 0, 0, 0, "id.n1", "k0", "v0", 0, -1, "", Outcome.FAILED, true, 200, 100, 110));
 
     assertThat(check(Map.of(0, session("{}")), Set.of()).loggedOut()).isEqualTo(1);
   }
@@ -144,5 +162,132 @@ class HistoryCheckerTest {
 
     assertThat(verdict.faultToFirstSuccessMillis()).containsExactly(105L);
     assertThat(verdict.faultToAllServedMillis()).containsExactly(-1L);
+  }
+
+  // ---- "a 200 means two copies": 503 and 500 are unknown, a 400 did not happen, invalidation wins ----------------
+
+  @Test
+  void retryLaterAnswer_isUnknownAndALost200StillFails() {
+    write(0, 0, -1, "n1", 200, 100);
+    write(0, 1, 0, "n1", 200, 200);
+    write(0, 3, -1, "n1", 503, 300); // k1: unknown, after the last 200 of k1
+
+    Verdict verdict = check(Map.of(0, session("{k1=v1, seq=1}")), Set.of()); // k0=v0 acknowledged, gone
+
+    assertThat(verdict.unknownRequests()).isEqualTo(1);
+    assertThat(verdict.retryLaterRequests()).isEqualTo(1);
+    assertThat(verdict.failedRequests()).isZero();
+    assertThat(verdict.lost()).isEqualTo(1);
+    assertThat(verdict.clean()).isFalse();
+    assertThat(report("SYNC", verdict).passed()).isFalse();
+  }
+
+  @Test
+  void retryLaterAfterTheLast200_allowsEitherValueButNotAbsence() {
+    write(0, 1, -1, "n1", 200, 100);
+    write(0, 3, 1, "n1", 503, 200);
+
+    assertThat(check(Map.of(0, session("{k1=v1, seq=1}")), Set.of()).clean()).isTrue();
+    assertThat(check(Map.of(0, session("{k1=v3, seq=3}")), Set.of()).clean()).isTrue();
+    Verdict absent = check(Map.of(0, session("{seq=1}")), Set.of());
+    assertThat(absent.lost()).isEqualTo(1);
+    assertThat(absent.examples()).anyMatch(e -> e.contains("k1=v1") && e.contains("no k1"));
+  }
+
+  @Test
+  void notReplicatedAfterTheLast200_allowsTheLast200TheUnknownValueOrAbsence() {
+    write(0, 1, -1, "n1", 200, 100);
+    write(0, 3, 1, "n1", 500, 200);
+
+    assertThat(check(Map.of(0, session("{k1=v1, seq=3}")), Set.of()).clean()).isTrue();
+    assertThat(check(Map.of(0, session("{k1=v3, seq=3}")), Set.of()).clean()).isTrue();
+    Verdict absent = check(Map.of(0, session("{seq=3}")), Set.of());
+    assertThat(absent.clean()).isTrue();
+    assertThat(absent.notReplicatedRequests()).isEqualTo(1);
+    assertThat(absent.unknownRequests()).isEqualTo(1);
+  }
+
+  @Test
+  void notReplicatedBeforeALater200_doesNotExcuseItsAbsence() {
+    write(0, 1, -1, "n1", 500, 100);
+    write(0, 3, 1, "n1", 200, 200);
+
+    Verdict verdict = check(Map.of(0, session("{seq=3}")), Set.of());
+
+    assertThat(verdict.lost()).isEqualTo(1);
+    assertThat(verdict.clean()).isFalse();
+  }
+
+  @Test
+  void attributeBackAtAnOlder200_isLost() {
+    write(0, 1, -1, "n1", 200, 100);
+    write(0, 3, 1, "n1", 200, 200); // the 200 a failover must keep
+
+    Verdict verdict = check(Map.of(0, session("{k1=v1, seq=3}")), Set.of());
+
+    assertThat(verdict.lost()).isEqualTo(1);
+    assertThat(verdict.examples()).anyMatch(e -> e.contains("k1=v3") && e.contains("holds v1"));
+  }
+
+  @Test
+  void refusedWrite_isNotAReplacementAndMustNotBeThere() {
+    write(0, 1, -1, "n1", 200, 100);
+    write(0, 3, 1, "n1", 400, 200); // refused: did not happen
+
+    Verdict verdict = check(Map.of(0, session("{k1=v3, seq=1}")), Set.of());
+
+    assertThat(verdict.failedRequests()).isEqualTo(1);
+    assertThat(verdict.refusedButKept()).isEqualTo(1);
+    assertThat(verdict.lost()).isEqualTo(1); // v1 was the last that happened
+    assertThat(verdict.clean()).isFalse();
+    assertThat(check(Map.of(0, session("{k1=v1, seq=1}")), Set.of()).clean()).isTrue();
+  }
+
+  @Test
+  void sessionServedAfterALogoutAnswered200_failsSyncAndAsync() {
+    logout(0, "gone.n1", 200);
+
+    Set<String> mustStayGone = HistoryChecker.acknowledgedInvalidations(history);
+    Verdict verdict = check(Map.of(), mustStayGone);
+
+    assertThat(mustStayGone).containsExactly("gone.n1");
+    assertThat(verdict.sessionsResurrected()).isEqualTo(1);
+    assertThat(report("SYNC", verdict).passed()).isFalse();
+    assertThat(report("ASYNC", verdict).passed()).isFalse();
+  }
+
+  @Test
+  void logoutAnsweredRetryLater_isUnknownAndNotExpectedGone() {
+    logout(0, "maybe.n1", 503);
+    logout(1, "unanswered.n1", 200);
+    history.set(1, new Operation(Operation.Kind.INVALIDATE, 1, 0, 0, "unanswered.n1", "", "", -1, -1, "", Outcome.UNKNOWN, false, 0, 150, 160));
+
+    assertThat(HistoryChecker.acknowledgedInvalidations(history)).isEmpty();
+  }
+
+  @Test
+  void asyncLossesWithoutResurrection_areReportedNotFailed() {
+    write(0, 0, -1, "n1", 200, 100);
+
+    Verdict verdict = check(Map.of(0, session("{seq=0}")), Set.of());
+
+    assertThat(report("ASYNC", verdict).passed()).isTrue();
+    assertThat(report("SYNC", verdict).passed()).isFalse();
+  }
+
+  @Test
+  void finalReadWithAnotherPrincipal_isALoggedOutUser() {
+    write(0, 0, -1, "n1", 200, 100);
+    write(1, 0, -1, "n1", 200, 100);
+    Map<Integer, String> principals = Map.of(0, "DrillPrincipal:user0/badge-user0", 1, "DrillPrincipal:user1/badge-user1");
+    Map<Integer, AppResponse> reads = Map.of(
+        0, AppResponse.parse("session node=n2 user=user0 principal=DrillPrincipal:user0/badge-user0 {k0=v0, seq=0}"),
+        1, AppResponse.parse("session node=n2 user=null principal=none {k0=v0, seq=0}"));
+
+    Verdict verdict = new HistoryChecker(true, principals).check(history, reads, Set.of(), List.of());
+
+    assertThat(verdict.loggedOut()).isEqualTo(1);
+    assertThat(verdict.examples()).anyMatch(e -> e.contains("account 1") && e.contains("principal none"));
+    assertThat(verdict.clean()).isFalse();
   }
 }

@@ -9,7 +9,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The drills of the test command: every drill once on real Tomcat processes, the three scopes spread over them,
- * SYNC (which must lose nothing and break no invariant), one ASYNC run (whose losses are reported, not failed), the
+ * SYNC (which must lose nothing and break no invariant; hang-patient runs with the full matrix), one ASYNC kill run
+ * (whose losses are reported, not failed) and logout-sticks in ASYNC (which fails on a resurrection), the
  * partition drill where root and {@code ip netns} are available, and one run through a real HAProxy when it is
  * installed; each of the last two is skipped, saying why, where it cannot run. {@code FullDrillMatrixIT} runs every combination.
  */
@@ -23,7 +24,8 @@ class QuickDrillsIT {
       "HANG_OWNER, MODIFIED_ATTRIBUTE",
       "ROLLING_RESTART, SESSION",
       "FORM_LOGIN, MODIFIED_SESSION",
-      "PARALLEL_REQUESTS, MODIFIED_ATTRIBUTE"
+      "PARALLEL_REQUESTS, MODIFIED_ATTRIBUTE",
+      "WRITERS_STORM, SESSION"
   })
   void syncDrill_losesNothingAndBreaksNoInvariant(Drill drill, String scope) throws Exception {
     DrillReport report = DrillRun.run(drill, DrillRun.settings(scope, "SYNC", "sticky", 6, 20));
@@ -31,6 +33,28 @@ class QuickDrillsIT {
     assertThat(report.verdict().acknowledged()).isGreaterThan(60);
     assertThat(report.verdict().examples()).isEmpty();
     assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  /**
+   * Values Tandem must replicate or refuse, never answer 200 and lose: most of the poison drill's writes may rightly
+   * be refused (400) or unknown (500), so it acknowledges fewer than the other drills.
+   */
+  @Test
+  void poisonValues_sync_every200SurvivesAndTheCustomPrincipalStaysLoggedIn() throws Exception {
+    DrillReport report = DrillRun.run(Drill.POISON_VALUES, DrillRun.settings("MODIFIED_ATTRIBUTE", "SYNC", "sticky", 6, 20));
+
+    assertThat(report.verdict().acknowledged()).isGreaterThan(20);
+    assertThat(report.verdict().examples()).as(report.toHuman()).isEmpty();
+    assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  /** Invalidation wins in both modes: ASYNC, which reports its lost writes as numbers, fails on a resurrection. */
+  @Test
+  void logoutSticks_async_noLoggedOutSessionIsFoundAgain() throws Exception {
+    DrillReport report = DrillRun.run(Drill.LOGOUT_STICKS, DrillRun.settings("MODIFIED_SESSION", "ASYNC", "sticky", 6, 20));
+
+    assertThat(report.verdict().sessionsResurrected()).as(report.toHuman()).isZero();
+    assertThat(report.passed()).as(report.toHuman()).isTrue();
   }
 
   @Test
