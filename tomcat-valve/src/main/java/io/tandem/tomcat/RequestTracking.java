@@ -26,6 +26,7 @@ final class RequestTracking {
   private final Set<String> reads = new HashSet<>();
   private final List<CompletableFuture<FlushOutcome>> confirmations = new ArrayList<>();
   private final List<String> notReplicable = new ArrayList<>();
+  private boolean refused;
 
   private RequestTracking() {}
 
@@ -80,11 +81,25 @@ final class RequestTracking {
     }
   }
 
+  /** Something could not be replicated: said in the 500, if the request's outcome is one. */
   static void notReplicable(String why) {
     RequestTracking current = CURRENT.get();
     if (current != null) {
       current.notReplicable.add(why);
     }
+  }
+
+  /** This request made the session hold something that cannot be replicated (a principal at login): a 500 in SYNC. */
+  static void refused(String why) {
+    RequestTracking current = CURRENT.get();
+    if (current != null) {
+      current.notReplicable.add(why);
+      current.refused = true;
+    }
+  }
+
+  boolean refusedSomething() {
+    return refused;
   }
 
   Set<TandemSession> sessions() {

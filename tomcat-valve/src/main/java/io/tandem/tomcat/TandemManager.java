@@ -432,7 +432,8 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return outcome;
   }
 
-  Blob encodePrincipal(Principal principal) {
+  /** @param session the session the principal logs in, which reports a refusal once per principal */
+  Blob encodePrincipal(Principal principal, TandemSession session) {
     if (principal == null) {
       return null;
     }
@@ -450,7 +451,9 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       if (principalClassesWarned.add(principal.getClass().getName())) {
         log.warn("Tandem: " + why); // once per class: every request of such a user is answered 500 in SYNC anyway
       }
-      RequestTracking.notReplicable(why);
+      if (session.firstRefusalOf(principal)) {
+        RequestTracking.refused(why); // the login request is answered 500 in SYNC; later ones are not
+      }
       return null;
     }
   }

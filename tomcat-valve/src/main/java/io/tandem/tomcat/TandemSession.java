@@ -29,6 +29,8 @@ public class TandemSession extends StandardSession implements SessionSource {
    * while the request ran.
    */
   private transient volatile OwnedSession handle;
+  /** The last principal that could not be replicated, so that only the request that logged it in fails. */
+  private transient volatile Principal refusedPrincipal;
 
   TandemSession(TandemManager manager) {
     super(manager);
@@ -38,6 +40,15 @@ public class TandemSession extends StandardSession implements SessionSource {
   /** The id without a jvmRoute suffix: the name the engine and every other node know the session by. */
   String baseId() {
     return TandemManager.stripRoute(getIdInternal());
+  }
+
+  /** Whether {@code principal} was not refused before on this session (its login is the request that fails). */
+  boolean firstRefusalOf(Principal principal) {
+    if (principal == refusedPrincipal) {
+      return false;
+    }
+    refusedPrincipal = principal;
+    return true;
   }
 
   void bind(OwnedSession handle) {
@@ -145,7 +156,7 @@ public class TandemSession extends StandardSession implements SessionSource {
     }
     return new SessionMetadata(
         getCreationTimeInternal(), getThisAccessedTimeInternal(), getMaxInactiveInterval(), getAuthType(),
-        tandem.encodePrincipal(getPrincipal()), notes);
+        tandem.encodePrincipal(getPrincipal(), this), notes);
   }
 
   @Override

@@ -111,10 +111,11 @@ final class TandemValve extends ValveBase {
         verdict = verdict.worst(Verdict.endUnconfirmed());
       }
     }
-    if (sync && !tracked.notReplicableValues().isEmpty()) {
-      verdict = verdict.worst(Verdict.notReplicable(String.join("; ", tracked.notReplicableValues())));
-    } else if (sync && verdict.kind() == Verdict.Kind.NOT_REPLICABLE) {
-      verdict = Verdict.notReplicable("a session attribute this request set cannot be replicated");
+    if (sync && tracked.refusedSomething()) {
+      verdict = verdict.worst(Verdict.notReplicable(""));
+    }
+    if (verdict.kind() == Verdict.Kind.NOT_REPLICABLE && !tracked.notReplicableValues().isEmpty()) {
+      verdict = Verdict.notReplicable(String.join("; ", tracked.notReplicableValues()));
     }
     return verdict;
   }

@@ -115,6 +115,9 @@ public final class OwnedSession {
     if (accessed) {
       pending.accessed();
     }
+    // Only a value the application set is its request's failure to replicate; one that counts as changed because it
+    // was read (the mutation policy) and cannot be encoded is dropped from the copy all the same, without a 500.
+    Set<String> setByApplication = Set.copyOf(pending.changedNames());
     if (rules.mutationPolicy == MutationPolicy.READ_MARKS_DIRTY) {
       for (String name : readNames) {
         if (!content.isImmutable(name, rules.immutableTypes)) {
@@ -135,8 +138,8 @@ public final class OwnedSession {
     return switch (plan.kind()) {
       case NOTHING -> Prepared.NOTHING;
       case TOUCH -> Prepared.touch(new Touch(id, epoch, metadata.lastAccessedTime()), metadata);
-      case FULL -> Prepared.update(buildFull(rules, ++version, metadata, names, refused), refused);
-      case DELTA -> Prepared.update(buildDelta(rules, names, metadata, refused), refused);
+      case FULL -> Prepared.update(buildFull(rules, ++version, metadata, setByApplication, refused), refused);
+      case DELTA -> Prepared.update(buildDelta(rules, names, metadata, setByApplication, refused), refused);
     };
   }
 
@@ -175,11 +178,11 @@ public final class OwnedSession {
   }
 
   /**
-   * An attribute that cannot be encoded is sent as removed and added to {@code refused}: the buddy must never keep
-   * an older value of it.
+   * An attribute that cannot be encoded is sent as removed (the buddy must never keep an older value of it), and
+   * added to {@code refused} when the application set it.
    */
-  private SessionUpdate.Delta buildDelta(
-      FlushRules rules, Set<String> names, SessionMetadata metadata, List<String> refused) {
+  private SessionUpdate.Delta buildDelta(FlushRules rules, Set<String> names, SessionMetadata metadata,
+      Set<String> setByApplication, List<String> refused) {
     Map<String, Blob> set = new HashMap<>();
     Set<String> removed = new HashSet<>();
     for (String name : names) {
@@ -188,7 +191,7 @@ public final class OwnedSession {
         set.put(name, blob.get());
         fingerprints.record(name, blob.get());
       } else {
-        if (content.attributeNames().contains(name)) {
+        if (setByApplication.contains(name) && content.attributeNames().contains(name)) {
           refused.add(name);
         }
         removed.add(name);

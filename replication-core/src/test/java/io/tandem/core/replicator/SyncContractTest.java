@@ -67,6 +67,20 @@ class SyncContractTest {
   }
 
   @Test
+  void refusedValue_readByALaterRequest_isDroppedFromTheCopyWithoutFailingThatRequest() throws Exception {
+    cluster = new EngineCluster(config().codecLimits(new CodecLimits(1024, 100, 1000)).build(), "n1", "n2");
+    EngineCluster.Node owner = ownerOfS1(cluster);
+    assertThat(owner.request("s1", (s, reads) -> s.setAttribute("big", new byte[4096])))
+        .isEqualTo(FlushOutcome.NOT_REPLICABLE);
+
+    FlushOutcome laterRead = owner.request("s1", (s, reads) -> s.getAttribute("big", reads));
+
+    assertThat(laterRead).as("the read counts as a change (READ_MARKS_DIRTY), not as the request's failure")
+        .isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(cluster.node("n2").backup("s1")).contains(Map.of("a", 1));
+  }
+
+  @Test
   void buddyThatStopsAnswering_andLeavesTheView_syncWriteIsResentToTheNextBuddyBeforeItIsConfirmed() throws Exception {
     cluster = new EngineCluster(config().build(), "n1", "n2", "n3");
     EngineCluster.Node owner = ownerOfS1(cluster);
