@@ -7,10 +7,11 @@ import java.util.stream.Collectors;
 /**
  * One line of the control protocol between the benchmark's main and a node process: a word and {@code key=value}
  * fields, separated by single spaces ({@code MARK nanoTime=1 cpuNanos=2 updates=3}). Values hold no spaces.
- * Commands go to the node's standard input; answers come from its standard output, which carries nothing else
- * (logs go to standard error).
+ * Commands go to the node's standard input; answers come from its standard output, each behind {@link #PREFIX}:
+ * the JVM writes there too (JFR's start-up line), so the main skips every line without it.
  */
 record NodeLine(String word, Map<String, String> fields) {
+  static final String PREFIX = "@tandem-bench ";
 
   NodeLine {
     if (word == null || word.isEmpty() || word.contains(" ") || word.contains("=")) {
@@ -64,6 +65,11 @@ record NodeLine(String word, Map<String, String> fields) {
     fields.put("cpuNanos", Long.toString(mark.cpuNanos()));
     fields.put("updates", Long.toString(mark.updates()));
     return new NodeLine("MARK", fields);
+  }
+
+  /** The line as a node prints it. */
+  String answer() {
+    return PREFIX + this;
   }
 
   @Override

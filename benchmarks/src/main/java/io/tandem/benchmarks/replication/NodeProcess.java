@@ -71,7 +71,9 @@ final class NodeProcess implements AutoCloseable {
   private void readOutput() {
     try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = reader.readLine()) != null; ) {
-        lines.add(line);
+        if (line.startsWith(NodeLine.PREFIX)) {
+          lines.add(line.substring(NodeLine.PREFIX.length()));
+        }
       }
     } catch (IOException e) {
       // the process is gone; await() says so

@@ -47,7 +47,7 @@ public final class ReplicationNodeMain {
           : FloorNode.buddy(port, writers, requestBytes, ackBytes, variant.batched());
     };
     OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-    out.println(new NodeLine("READY", node.awaitReady()));
+    out.println(new NodeLine("READY", node.awaitReady()).answer());
     BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     boolean stopped = false;
     boolean failureShown = false;
@@ -56,7 +56,7 @@ public final class ReplicationNodeMain {
         switch (line.strip()) {
           case "START" -> {
             node.startLoad();
-            out.println(NodeLine.of("STARTED"));
+            out.println(NodeLine.of("STARTED").answer());
           }
           case "MARK" -> {
             // The count first: CPU spent after it is charged to the next window, never the other way round.
@@ -72,15 +72,15 @@ public final class ReplicationNodeMain {
               failureShown = true;
               failure.printStackTrace();
             }
-            out.println(new NodeLine("MARK", fields));
+            out.println(new NodeLine("MARK", fields).answer());
           }
           case "STOP" -> {
             stopped = true;
             node.stop();
-            out.println(new NodeLine("STOPPED", node.summary()));
+            out.println(new NodeLine("STOPPED", node.summary()).answer());
             return;
           }
-          default -> out.println(new NodeLine("ERROR", Map.of("unknown", line.strip().replace(' ', '_'))));
+          default -> out.println(new NodeLine("ERROR", Map.of("unknown", line.strip().replace(' ', '_'))).answer());
         }
       }
     } finally {

@@ -17,6 +17,11 @@ class NodeLineTest {
   }
 
   @Test
+  void answer_carriesThePrefixTheMainFiltersOn() {
+    assertThat(NodeLine.of("STARTED").answer()).isEqualTo("@tandem-bench STARTED");
+  }
+
+  @Test
   void parse_wordAlone_hasNoFields() {
     assertThat(NodeLine.parse("READY\n")).isEqualTo(new NodeLine("READY", Map.of()));
   }
