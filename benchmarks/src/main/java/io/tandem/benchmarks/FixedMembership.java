@@ -5,11 +5,11 @@ import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 
 /** A membership whose view never changes: benchmarks measure the steady state. */
-final class FixedMembership implements Membership {
+public final class FixedMembership implements Membership {
   private final NodeId local;
   private final MembershipView view;
 
-  FixedMembership(NodeId local, MembershipView view) {
+  public FixedMembership(NodeId local, MembershipView view) {
     this.local = local;
     this.view = view;
   }

@@ -1,6 +1,7 @@
 package io.tandem.benchmarks.capacity;
 
 import io.tandem.benchmarks.load.LoadProfile;
+import io.tandem.benchmarks.replication.ReplicationBenchMain;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +19,9 @@ import picocli.CommandLine.Option;
             + "one-attribute page with closed-loop clients; and each setup's overhead at a fixed load. Writes "
             + "results.json, summary.md and PNG charts under --results/<timestamp>/.",
         "The full run (2 repetitions of 9 setups, 30 s windows) takes about 3 hours; with --repeats 1 --window-s 15 "
-            + "--warm-up-s 5 it took 58 minutes; --quick takes about 5 minutes."})
+            + "--warm-up-s 5 it took 58 minutes; --quick takes about 5 minutes.",
+        "With --replication: the Tomcat-free replication benchmark instead, Tandem's hot path against a plain NIO "
+            + "floor (./tandem bench --replication --help)."})
 public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--quick", description = "Smoke run: no replication, Tandem MODIFIED_ATTRIBUTE SYNC and Tomcat "
@@ -94,6 +97,9 @@ public final class BenchMain implements Callable<Integer> {
   private String[] arguments = new String[0];
 
   public static void main(String[] args) {
+    if (java.util.Arrays.asList(args).contains("--replication")) {
+      System.exit(ReplicationBenchMain.execute(args));
+    }
     DRIVER_LOG.setLevel(java.util.logging.Level.WARNING);
     BenchMain main = new BenchMain();
     main.arguments = args.clone();

@@ -102,7 +102,7 @@ public final class CpuCap implements AutoCloseable {
   }
 
   /** Puts the running process {@code pid} (every thread of it) under the cap, in a group named after the node. */
-  synchronized void apply(String node, long pid) throws IOException, InterruptedException {
+  public synchronized void apply(String node, long pid) throws IOException, InterruptedException {
     if (enforced()) {
       Path group = Files.createDirectories(root.resolve(node));
       groups.add(group);
@@ -120,7 +120,7 @@ public final class CpuCap implements AutoCloseable {
   }
 
   /** Periods in which the node's group ran out of quota so far, or -1 without a cgroup. */
-  long throttledPeriods(String node) {
+  public long throttledPeriods(String node) {
     if (!enforced()) {
       return -1;
     }
@@ -137,7 +137,7 @@ public final class CpuCap implements AutoCloseable {
   }
 
   /** Whether a node that used {@code nodeCores} on average broke the cap: only possible in the fallback. */
-  boolean overCeiling(double nodeCores) {
+  public boolean overCeiling(double nodeCores) {
     // 5 % of slack for the sampling: /proc's CPU times tick at 10 ms.
     return !enforced() && nodeCores > cores * 1.05;
   }

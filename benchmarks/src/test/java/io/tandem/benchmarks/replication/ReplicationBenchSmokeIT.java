@@ -1,0 +1,50 @@
+package io.tandem.benchmarks.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code ./tandem bench --replication} through its real path with tiny windows: six JVMs (an owner and a buddy per
+ * variant), the real engine over Grizzly, both floors, the cgroup cap (or its fallback) and the report. It checks that
+ * every variant was measured and every file written, never the figures. About 10 seconds.
+ */
+class ReplicationBenchSmokeIT {
+
+  @Test
+  void run_tinyWindows_measuresEveryVariantAndWritesTheReport() throws Exception {
+    Path home = Path.of(System.getProperty("tandem.bench.home", "target"));
+    Path results = Files.createDirectories(home.resolve("replication-results-it"));
+    ReplicationBenchMain main = new ReplicationBenchMain();
+    new CommandLine(main).parseArgs("--writers", "2", "--warm-up", "500ms", "--settle", "200ms", "--window", "1s",
+        "--home", home.toString(), "--results", results.toString());
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    Path directory;
+    try (PrintStream progress = new PrintStream(printed, true, StandardCharsets.UTF_8)) {
+      directory = new ReplicationBenchRun(main.settings(), "smoke", progress).run();
+    }
+    String console = printed.toString(StandardCharsets.UTF_8);
+
+    JsonNode report = new ObjectMapper().readTree(directory.resolve(ReplicationReportWriter.JSON).toFile());
+    assertThat(report.get("outcomes")).as(console).hasSize(3);
+    for (JsonNode outcome : report.get("outcomes")) {
+      assertThat(outcome.get("failure").isNull()).as("%s: %s%n%s", outcome.get("variant"), outcome.get("failure"), console)
+          .isTrue();
+      assertThat(outcome.get("ownerUpdates").asLong()).as("%s", outcome.get("variant")).isPositive();
+      assertThat(outcome.get("buddyUpdates").asLong()).isPositive();
+    }
+    assertThat(report.get("frameSizes").get("source").asText()).isEqualTo("measured");
+    assertThat(report.get("ratios")).hasSize(2);
+    assertThat(Files.readString(directory.resolve(ReplicationReportWriter.MARKDOWN)))
+        .contains("| tandem |", "| floor-per-update |", "| floor-batched |", "floor CPU µs per update");
+    assertThat(console).contains("tandem: ", "floor-batched: ", "Tandem CPU µs per update / floor-per-update");
+  }
+}
