@@ -137,6 +137,8 @@ public final class ReplicationEngine implements AutoCloseable {
           @Override
           public void ended(OwnedSession session) {
             quarantine().forget(session.id());
+            // Invalidation wins here too: no copy of this session at this epoch or older is stored here from now on.
+            backups().refuseUpTo(session.id(), session.epoch());
           }
 
           @Override
@@ -380,6 +382,7 @@ public final class ReplicationEngine implements AutoCloseable {
         return migrationFailed(id, holder, answer.toString());
       }
       SessionSnapshot moved = full.snapshot();
+      backups.refuseUpTo(id, moved.epoch() - 1); // the former holder's epoch: its late updates are refused here too
       OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
       if (!owned.add(session)) {
         return promote(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
@@ -546,6 +549,10 @@ public final class ReplicationEngine implements AutoCloseable {
 
   /** Takes ownership of a session from its bytes at the next epoch, and queues it for this node's buddy. */
   private OwnedSession adopt(SessionSnapshot snapshot) {
+    // Whatever way it is adopted (promoted, a dead owner's, handed off), a former owner's copy at the old epoch that
+    // reaches this node later, as it wakes from a pause, must be refused here; stored as its backup, it would come
+    // back after this node ended the session.
+    backups.refuseUpTo(snapshot.id(), snapshot.epoch());
     OwnedSession session =
         new OwnedSession(snapshot.id(), snapshot.epoch() + 1, snapshot.version(), new SessionContent.Stored(snapshot));
     if (!owned.add(session)) {
@@ -649,6 +656,10 @@ public final class ReplicationEngine implements AutoCloseable {
 
   private Quarantine quarantine() {
     return quarantine;
+  }
+
+  private BackupStore backups() {
+    return backups;
   }
 
   private void onBulkAck(OwnedSession session, NodeId to, long version) {

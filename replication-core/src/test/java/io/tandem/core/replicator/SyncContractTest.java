@@ -260,6 +260,23 @@ class SyncContractTest {
     await().atMost(AWAIT).until(() -> cluster.node("n2").backup("s1").isEmpty());
   }
 
+  @Test
+  void ownerThatWakesAfterItsSessionWasAdoptedAndInvalidated_cannotStoreItsStaleCopyBackOnTheAdopter() throws Exception {
+    cluster = new EngineCluster(config().build(), "n1", "n2", "n3");
+    EngineCluster.Node stale = ownerOfS1(cluster);
+    EngineCluster.Node adopter = cluster.node("n2");
+    cluster.cluster.crash(new NodeId("n1")); // n1 is dropped from the view (frozen); its transport still works
+    await().atMost(AWAIT).until(() -> adopter.engine.owns("s1"));
+    assertThat(adopter.engine.invalidated("s1").get(5, TimeUnit.SECONDS).isConfirmed()).isTrue();
+
+    // n1 wakes and replicates its copy to the buddy it still knows: n2, which must not keep it as a backup (it would
+    // adopt it, a second time, the next time n1 leaves its view: an invalidated session back).
+    FlushOutcome outcome = stale.request("s1", (s, reads) -> s.setAttribute("a", 2));
+
+    assertThat(outcome).isEqualTo(FlushOutcome.FENCED);
+    assertThat(adopter.engine.backupOf("s1")).isEmpty();
+  }
+
   @ParameterizedTest
   @EnumSource(ReplicationMode.class)
   void invalidation_isConfirmedOnlyOnceTheBuddyAcknowledgedIt(ReplicationMode mode) throws Exception {
