@@ -1,7 +1,8 @@
-<%@ page contentType="text/plain; charset=UTF-8" session="false" import="java.lang.management.ManagementFactory,javax.management.*" trimDirectiveWhitespaces="true" %>
+<%@ page contentType="text/plain; charset=UTF-8" session="false" import="java.lang.management.ManagementFactory,javax.management.*,java.net.URLEncoder,java.nio.charset.StandardCharsets" trimDirectiveWhitespaces="true" %>
 <%--
   Tandem's JMX figures of this node, read from the platform MBean server as an operator's monitoring would: the drill
-  polls them to time how long the cluster takes to hold two copies of every session again.
+  polls them to time how long the cluster takes to hold two copies of every session again, and (rogue-member) to see
+  whom the node admitted and whom it refused. Figures that may hold spaces are URL-encoded, one token each.
 --%>
 <%
   MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -10,6 +11,9 @@
         + " members=" + server.getAttribute(name, "Members")
         + " owned=" + server.getAttribute(name, "OwnedSessions")
         + " backups=" + server.getAttribute(name, "BackupSessions")
-        + " withoutBackup=" + server.getAttribute(name, "SessionsWithoutBackup"));
+        + " withoutBackup=" + server.getAttribute(name, "SessionsWithoutBackup")
+        + " refusedPeers=" + server.getAttribute(name, "RefusedPeers")
+        + " refusalsByCause=" + URLEncoder.encode(String.valueOf(server.getAttribute(name, "RefusalsByCause")), StandardCharsets.UTF_8)
+        + " refusedMembers=" + URLEncoder.encode(String.valueOf(server.getAttribute(name, "RefusedMembers")), StandardCharsets.UTF_8));
   }
 %>

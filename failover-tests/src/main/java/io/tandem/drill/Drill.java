@@ -4,7 +4,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
-/** The failover drills, each a workload and a fault schedule on a three-node cluster. */
+/**
+ * The failover drills, each a workload and a fault schedule on a three-node cluster (rogue-member: two good nodes and
+ * the rogue).
+ */
 enum Drill {
   KILL_OWNER("SIGKILL the first node, which owns a third of the sessions"),
   KILL_BUDDY("every session starts on the first node; SIGKILL the node holding their copies"),
@@ -22,7 +25,10 @@ enum Drill {
   HANG_PATIENT("SIGSTOP the first node, which owns every session, for 10 s while half the users keep waiting on it (60 s "
       + "client timeouts) and half move on; SIGCONT it, then send the movers' next write to it with the old cookie"),
   LOGOUT_STICKS("40 users on the first node log out together while 10 more write without pause; SIGKILL it the moment the last logout is answered and replay "
-      + "every old cookie on every node: a session whose logout was answered 200 is never found again, in SYNC and ASYNC");
+      + "every old cookie on every node: a session whose logout was answered 200 is never found again, in SYNC and ASYNC"),
+  ROGUE_MEMBER("two nodes serve every session from the first; a third starts with another sharedSecret: it must never enter "
+      + "their view nor hold a copy, they must show they refused it, and its context must fail naming the secret; then SIGKILL "
+      + "the first node");
 
   private final String description;
 
@@ -49,13 +55,19 @@ enum Drill {
     return this == PARTITION;
   }
 
+  /** The nodes of the drill's cluster: the load balancer's, and those "two copies again" is judged on. */
+  int clusterSize() {
+    return this == ROGUE_MEMBER ? 2 : 3;
+  }
+
   /**
    * The modes {@code --full} runs the drill in. The drills of "a 200 means two copies" test what SYNC promises (a 200
    * on two nodes), so they run in SYNC only; logout-sticks also in ASYNC, because invalidation wins in both modes.
+   * Admitting a member does not depend on the mode, so rogue-member runs in SYNC, where its kill must lose nothing.
    */
   List<String> fullModes() {
     return switch (this) {
-      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT -> List.of("SYNC");
+      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT, ROGUE_MEMBER -> List.of("SYNC");
       default -> List.of("SYNC", "ASYNC");
     };
   }
@@ -63,6 +75,6 @@ enum Drill {
   /** The drills of the test command: each fault kind once; {@link #values()} is the full set. */
   static List<Drill> quickSet() {
     return List.of(KILL_OWNER, TWO_FAILURES, HANG_OWNER, ROLLING_RESTART, FORM_LOGIN, PARALLEL_REQUESTS, KILL_BUDDY,
-        POISON_VALUES, WRITERS_STORM);
+        POISON_VALUES, WRITERS_STORM, ROGUE_MEMBER);
   }
 }

@@ -25,16 +25,32 @@ import java.util.stream.IntStream;
 final class DrillCluster implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(150);
   private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+  /** Every good node's {@code sharedSecret}. */
+  static final String SHARED_SECRET = "drill-shared-secret-0123";
   private final List<TomcatProcess> nodes;
   private final Set<String> running;
   private final HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(2));
   private final PrintStream progress;
+  private final Layout layout;
+  /** Nodes started beside the cluster's own ({@link #startRogue}): not in {@link #nodes()}, killed on close. */
+  private final List<TomcatProcess> strangers = java.util.Collections.synchronizedList(new ArrayList<>());
 
-  private DrillCluster(List<TomcatProcess> nodes, PrintStream progress) {
+  private DrillCluster(List<TomcatProcess> nodes, PrintStream progress, Layout layout) {
     this.nodes = List.copyOf(nodes);
     this.running = java.util.Collections.synchronizedSet(new LinkedHashSet<>());
     nodes.forEach(n -> running.add(n.route));
     this.progress = progress;
+    this.layout = layout;
+  }
+
+  /** What a node of this cluster is started with: the cluster's name and join list, where it lives, its application. */
+  private record Layout(DrillSettings settings, Path work, String clusterName, String members, Application application) {
+    String managerAttributes(String host, int membershipPort, String joinList, String sharedSecret) throws IOException {
+      return "clusterName=\"" + clusterName + "\" sharedSecret=\"" + sharedSecret + "\" scope=\"" + settings.scope()
+          + "\" mode=\"" + settings.mode() + "\" bindAddress=\"" + host + "\" transportPort=\"" + freePort()
+          + "\" membershipPort=\"" + membershipPort + "\" members=\"" + joinList + "\""
+          + (application.managerAttributes().isEmpty() ? "" : " " + application.managerAttributes());
+    }
   }
 
   /**
@@ -68,17 +84,15 @@ final class DrillCluster implements AutoCloseable {
     }
     String members = IntStream.range(0, size).mapToObj(i -> hosts.get(i) + ":" + membershipPorts.get(i))
         .collect(Collectors.joining(","));
+    Layout layout = new Layout(settings, work, cluster, members, application);
     List<TomcatProcess> nodes = new ArrayList<>();
     try {
       for (int i = 0; i < size; i++) {
-        String attributes = "clusterName=\"" + cluster + "\" sharedSecret=\"drill-shared-secret-0123\" scope=\""
-            + settings.scope() + "\" mode=\"" + settings.mode() + "\" bindAddress=\"" + hosts.get(i) + "\" transportPort=\""
-            + freePort() + "\" membershipPort=\"" + membershipPorts.get(i) + "\" members=\"" + members + "\""
-            + (application.managerAttributes().isEmpty() ? "" : " " + application.managerAttributes());
+        String attributes = layout.managerAttributes(hosts.get(i), membershipPorts.get(i), members, SHARED_SECRET);
         nodes.add(new TomcatProcess(settings.catalinaHome(), work, settings.dropin(), "n" + (i + 1), hosts.get(i), freePort(),
             attributes, application.realmClass(), network == null ? List.of() : network.launcher(i + 1)));
       }
-      DrillCluster started = new DrillCluster(nodes, settings.progress());
+      DrillCluster started = new DrillCluster(nodes, settings.progress(), layout);
       for (TomcatProcess node : nodes) {
         node.awaitReady(START_TIMEOUT);
       }
@@ -91,6 +105,23 @@ final class DrillCluster implements AutoCloseable {
       nodes.forEach(TomcatProcess::close);
       throw e;
     }
+  }
+
+  /**
+   * Starts one more Tomcat on loopback as {@code route}, with this cluster's name and join list (and its own membership
+   * address) but {@code sharedSecret}; does not wait for it. It is none of the drill's {@link #nodes()} (the load
+   * balancer never sends to it, "two copies again" is not judged with it) and is killed when the cluster closes.
+   */
+  TomcatProcess startRogue(String route, String sharedSecret) throws IOException {
+    int membershipPort = freePort();
+    String attributes = layout.managerAttributes("127.0.0.1", membershipPort, layout.members() + ",127.0.0.1:" + membershipPort,
+        sharedSecret);
+    TomcatProcess rogue = new TomcatProcess(layout.settings().catalinaHome(), layout.work(), layout.settings().dropin(), route,
+        "127.0.0.1", freePort(), attributes, layout.application().realmClass(), List.of());
+    strangers.add(rogue);
+    progress.println("Started " + route + " (pid " + rogue.pid() + ") beside the cluster, with "
+        + (sharedSecret.equals(SHARED_SECRET) ? "the cluster's" : "another") + " sharedSecret");
+    return rogue;
   }
 
   List<TomcatProcess> nodes() {
@@ -178,6 +209,9 @@ final class DrillCluster implements AutoCloseable {
   @Override
   public void close() {
     nodes.forEach(TomcatProcess::close);
+    synchronized (strangers) {
+      strangers.forEach(TomcatProcess::close);
+    }
   }
 
   /**

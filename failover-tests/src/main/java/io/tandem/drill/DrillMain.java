@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 public final class DrillMain implements Callable<Integer> {
   @Option(names = "--drill", split = ",", defaultValue = "kill-owner",
       description = "kill-owner, kill-buddy, two-failures, hang-owner, rolling-restart, form-login, parallel-requests, partition, "
-          + "poison-values, writers-storm, hang-patient, logout-sticks, "
+          + "poison-values, writers-storm, hang-patient, logout-sticks, rogue-member, "
           + "'quick' (each once, the test command's set) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> drills;
 
@@ -37,8 +37,8 @@ public final class DrillMain implements Callable<Integer> {
       description = "sticky (the drill's own sticky client), haproxy (a real HAProxy; must be installed) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> balancers;
 
-  @Option(names = "--full", description = "every drill x every scope x SYNC and ASYNC (poison-values, writers-storm and "
-      + "hang-patient in SYNC only), through HAProxy too when it is installed")
+  @Option(names = "--full", description = "every drill x every scope x SYNC and ASYNC (poison-values, writers-storm, "
+      + "hang-patient and rogue-member in SYNC only), through HAProxy too when it is installed")
   boolean full;
 
   @Option(names = "--users", defaultValue = "9", description = "concurrent users; writers-storm always runs 50, logout-sticks 40 (default: ${DEFAULT-VALUE})")
@@ -49,6 +49,11 @@ public final class DrillMain implements Callable<Integer> {
 
   @Option(names = "--max-writes", defaultValue = "2000", description = "writes per user at most (default: ${DEFAULT-VALUE})")
   int maxWrites;
+
+  /** Proof that rogue-member can fail: its third node gets the right secret, joins, and the drill must report it. */
+  @Option(names = "--rogue-knows-the-secret", hidden = true,
+      description = "test only: rogue-member's third node gets the cluster's own sharedSecret; the drill must then FAIL")
+  boolean rogueKnowsTheSecret;
 
   @Option(names = "--home", defaultValue = "failover-tests/target", description = "the failover-tests build directory (default: ${DEFAULT-VALUE})")
   Path home;
@@ -74,7 +79,7 @@ public final class DrillMain implements Callable<Integer> {
       for (String balancer : balancers()) {
         for (String scope : expand(scopes, List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"))) {
           for (String mode : full ? drill.fullModes() : expand(modes, List.of("SYNC", "ASYNC"))) {
-            DrillReport report = new DrillRunner(base.with(scope, mode, balancer)).run(drill);
+            DrillReport report = new DrillRunner(base.with(scope, mode, balancer), rogueKnowsTheSecret).run(drill);
             Path json = home.resolve("drill-reports/" + drill.cliName() + "-" + scope + "-" + mode + "-" + balancer + ".json");
             report.writeJson(json);
             out.println(report.toHuman());

@@ -16,6 +16,8 @@ import java.util.stream.Collectors;
  *     there again; -1 if that did not happen within the drill's patience
  * @param notes what the drill's workload and faults add in words (the poison drill's answers per value kind, the
  *     time from the last logout to the kill)
+ * @param violations rules the drill checks beyond the history, broken (rogue-member: the rogue entered the view,
+ *     held copies, started its context); any fails the drill in either mode
  */
 record DrillReport(
     String drill,
@@ -27,18 +29,23 @@ record DrillReport(
     Verdict verdict,
     long protectedAgainMillis,
     long durationMillis,
-    List<String> notes) {
+    List<String> notes,
+    List<String> violations) {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   /**
    * SYNC must lose nothing and break no invariant; ASYNC's losses are reported as numbers, not failed. Invalidation
-   * wins in both modes: a session whose invalidation was acknowledged and that a node serves again fails either.
+   * wins in both modes: a session whose invalidation was acknowledged and that a node serves again fails either, and
+   * so does a broken rule of the drill's own ({@link #violations}).
    */
   boolean passed() {
-    return verdict.sessionsResurrected() == 0 && (!mode.equals("SYNC") || verdict.clean());
+    return violations.isEmpty() && verdict.sessionsResurrected() == 0 && (!mode.equals("SYNC") || verdict.clean());
   }
 
   String outcome() {
+    if (!violations.isEmpty()) {
+      return "FAILED";
+    }
     if (verdict.clean()) {
       return "PASSED";
     }
@@ -61,6 +68,7 @@ record DrillReport(
         verdict.retryLaterRequests(), verdict.faultToFirstSuccessMillis(),
         verdict.faultToAllServedMillis(), protectedAgainMillis, durationMillis, outcome()));
     notes.forEach(n -> text.append(System.lineSeparator()).append("  ").append(n));
+    violations.forEach(v -> text.append(System.lineSeparator()).append("  VIOLATION: ").append(v));
     verdict.examples().forEach(e -> text.append(System.lineSeparator()).append("  - ").append(e));
     return text.toString();
   }

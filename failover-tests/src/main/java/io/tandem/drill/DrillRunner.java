@@ -16,7 +16,6 @@ import java.util.TreeMap;
  * and the final reads each have a deadline, and the workload a maximum number of writes per user.
  */
 final class DrillRunner {
-  private static final int NODES = 3;
   private static final Duration WARM_UP = Duration.ofSeconds(60);
   private static final Duration REPROTECTION = Duration.ofSeconds(90);
   /** Hazelcast declares a silent member dead after about 3 s (issue 3's hung-member test); hang well past it. */
@@ -40,6 +39,7 @@ final class DrillRunner {
   private static final Duration LOAD_FINISH = Duration.ofMinutes(3);
 
   private final DrillSettings settings;
+  private final boolean rogueKnowsTheSecret;
   private final PrintStream progress;
   private final List<Fault> faults = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
@@ -47,9 +47,20 @@ final class DrillRunner {
   private final Set<String> resurrectedDuringFaults = new HashSet<>();
   /** Epoch millis when the last outage (hang, partition) ended. */
   private long outageOver;
+  /** The rogue-member drill's rogue and watch, from its start to the end of the load; null in the other drills. */
+  private RogueMember rogue;
 
   DrillRunner(DrillSettings settings) {
+    this(settings, false);
+  }
+
+  /**
+   * @param rogueKnowsTheSecret test only: rogue-member gives its third node the cluster's own {@code sharedSecret}, so
+   *     it joins and the drill must fail (proof that its checks can)
+   */
+  DrillRunner(DrillSettings settings, boolean rogueKnowsTheSecret) {
     this.settings = settings;
+    this.rogueKnowsTheSecret = rogueKnowsTheSecret;
     this.progress = settings.progress();
   }
 
@@ -57,8 +68,8 @@ final class DrillRunner {
     long started = System.currentTimeMillis();
     Path work = settings.work().resolve(drill.cliName() + "-" + settings.scope() + "-" + settings.mode() + "-" + settings.balancer() + "-" + System.nanoTime());
     progress.println("== Drill " + drill.cliName() + " (" + settings.scope() + ", " + settings.mode() + ", " + settings.balancer() + "): " + drill.description());
-    try (NetworkNamespaces network = drill.needsNamespaces() ? NetworkNamespaces.create(NODES, progress) : null;
-         DrillCluster cluster = DrillCluster.start(settings, NODES, work, network, application(drill));
+    try (NetworkNamespaces network = drill.needsNamespaces() ? NetworkNamespaces.create(drill.clusterSize(), progress) : null;
+         DrillCluster cluster = DrillCluster.start(settings, drill.clusterSize(), work, network, application(drill));
          LoadBalancer balancer = balancer(cluster, work)) {
       Workload workload = workload(drill, balancer, cluster);
       workload.start();
@@ -77,11 +88,22 @@ final class DrillRunner {
       progress.println("Load finished: " + history.size() + " requests; reading every session back");
       Set<String> resurrected = new HashSet<>(resurrectedDuringFaults);
       resurrected.addAll(resurrected(cluster, workload, history));
+      List<String> violations = new ArrayList<>();
+      if (rogue != null) {
+        RogueChecker.Result rogueSeen = rogue.finish();
+        notes.addAll(rogueSeen.notes());
+        violations.addAll(rogueSeen.violations());
+      }
       Verdict verdict = new HistoryChecker(workload.numbersWrites(), workload.principals())
           .check(history, finalReads(workload), resurrected, faults);
       notes.addAll(workload.notes());
       return new DrillReport(drill.cliName(), settings.scope(), settings.mode(), balancer.describe(), users(drill),
-          List.copyOf(faults), verdict, protectedAgain, System.currentTimeMillis() - started, List.copyOf(notes));
+          List.copyOf(faults), verdict, protectedAgain, System.currentTimeMillis() - started, List.copyOf(notes),
+          List.copyOf(violations));
+    } finally {
+      if (rogue != null) {
+        rogue.close();
+      }
     }
   }
 
@@ -107,7 +129,7 @@ final class DrillRunner {
     return switch (drill) {
       case PARALLEL_REQUESTS -> new ParallelWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites());
       case FORM_LOGIN -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), true, false);
-      case KILL_BUDDY -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, true);
+      case KILL_BUDDY, ROGUE_MEMBER -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, true);
       case POISON_VALUES -> new PoisonWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites());
       case LOGOUT_STICKS -> new LogoutWriters(balancer, LOGOUT_USERS, LOGOUT_BUSY_USERS, settings.minWrites(),
           Math.min(settings.maxWrites(), STORM_MAX_WRITES));
@@ -134,6 +156,12 @@ final class DrillRunner {
         kill(cluster, first);
       }
       case LOGOUT_STICKS -> logOutThenKill(cluster, first, (LogoutWriters) workload, balancer);
+      case ROGUE_MEMBER -> {
+        // The rogue is watched from its start to the end of the load; the owner dies once the rogue's start is over.
+        noteFault(new Fault("ROGUE", RogueMember.ROUTE, System.currentTimeMillis()));
+        rogue = RogueMember.start(cluster, rogueKnowsTheSecret, progress);
+        kill(cluster, first);
+      }
       case KILL_BUDDY -> {
         String buddy = cluster.status(first).map(NodeStatus::buddy)
             .orElseThrow(() -> new IllegalStateException("n1 does not report its buddy"));

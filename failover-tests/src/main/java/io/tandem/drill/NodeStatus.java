@@ -1,20 +1,51 @@
 package io.tandem.drill;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+
 /**
  * Tandem's JMX figures of one node as {@code drill-webapp/status.jsp} prints them.
  *
  * @param buddy the node this one replicates to, or "" while it has none
  * @param members the members of the view the node acts on
  * @param withoutBackup owned sessions of which the buddy holds no copy right now
+ * @param refusedPeers peers that spoke the handshake and were refused ({@code RefusedPeers})
+ * @param refusalsByCause every refusal by cause since start, {@code CAUSE=n,...} ({@code RefusalsByCause})
+ * @param refusedMembers members that failed to prove the shared secret, {@code id (why); ...} ({@code RefusedMembers})
  */
-record NodeStatus(String route, String buddy, java.util.Set<String> members, int owned, int backups, int withoutBackup) {
+record NodeStatus(String route, String buddy, Set<String> members, int owned, int backups, int withoutBackup, long refusedPeers,
+    String refusalsByCause, String refusedMembers) {
 
   static NodeStatus parse(String route, String body) {
     String members = field(body, "members");
     return new NodeStatus(route, field(body, "buddy"),
-        members.isEmpty() ? java.util.Set.of() : java.util.Set.of(members.split(",")),
+        members.isEmpty() ? Set.of() : Set.of(members.split(",")),
         Integer.parseInt(field(body, "owned")), Integer.parseInt(field(body, "backups")),
-        Integer.parseInt(field(body, "withoutBackup")));
+        Integer.parseInt(field(body, "withoutBackup")), Long.parseLong(field(body, "refusedPeers")),
+        URLDecoder.decode(field(body, "refusalsByCause"), StandardCharsets.UTF_8),
+        URLDecoder.decode(field(body, "refusedMembers"), StandardCharsets.UTF_8));
+  }
+
+  /** Refusals counted under {@code cause} ({@code WRONG_SECRET}, ...), 0 when none. */
+  long refusals(String cause) {
+    for (String entry : refusalsByCause.split(",")) {
+      if (entry.startsWith(cause + "=")) {
+        return Long.parseLong(entry.substring(cause.length() + 1));
+      }
+    }
+    return 0;
+  }
+
+  /** Whether {@code RefusedMembers} names {@code node}. */
+  boolean refused(String node) {
+    for (String entry : refusedMembers.split(";")) {
+      String trimmed = entry.trim();
+      if (trimmed.equals(node) || trimmed.startsWith(node + " ")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String field(String body, String name) {

@@ -167,6 +167,27 @@ final class TomcatProcess implements AutoCloseable {
         + " (last answer: " + lastSeen + "); see " + base.resolve("logs") + errorsLogged());
   }
 
+  /**
+   * Waits until Tomcat logs the end of its startup ({@code Server startup in [n] milliseconds}), whether or not the
+   * web application started, and returns how long that took from the call, in ms. A node whose application fails to
+   * start never passes {@link #awaitReady(Duration)}: this is how the drill waits for one that is meant to fail.
+   */
+  long awaitServerStartup(Duration timeout) throws Exception {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("Tomcat " + route + " exited; see " + base.resolve("logs/console.log") + errorsLogged());
+      }
+      if (log().contains("Server startup in")) {
+        return (System.nanoTime() - start) / 1_000_000;
+      }
+      process.waitFor(250, TimeUnit.MILLISECONDS);
+    }
+    throw new IllegalStateException("Tomcat " + route + " did not finish starting within " + timeout + "; see " + base.resolve("logs")
+        + errorsLogged());
+  }
+
   /** The node's first SEVERE lines, each with the line after it (the exception), so a test report says why. */
   private String errorsLogged() {
     try {
@@ -189,6 +210,20 @@ final class TomcatProcess implements AutoCloseable {
   /** What Tomcat printed so far (its console, where Tandem's JULI logging goes too), over every run of this node. */
   String log() throws IOException {
     return Files.readString(base.resolve("logs/console.log"), StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * What Tomcat's file handler wrote to {@code logs/catalina.<date>.log} so far (Tandem's JULI logging lands there too),
+   * every day's file in order; "" before it wrote any. The handler is asynchronous: a line may appear a moment late.
+   */
+  String catalinaLog() throws IOException {
+    try (Stream<Path> files = Files.list(base.resolve("logs"))) {
+      StringBuilder text = new StringBuilder();
+      for (Path file : files.filter(f -> f.getFileName().toString().matches("catalina\\..*\\.log")).sorted().toList()) {
+        text.append(Files.readString(file, StandardCharsets.ISO_8859_1));
+      }
+      return text.toString();
+    }
   }
 
   String url(String path) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -46,5 +47,18 @@ class FullDrillMatrixIT {
 
     assertThat(report.verdict().acknowledged()).isGreaterThan(0);
     assertThat(report.passed()).as(report.toHuman()).isTrue();
+  }
+
+  /** Proof that rogue-member can fail: a third node with the cluster's own secret joins, and the drill says so. */
+  @Test
+  void rogueMemberWithTheRightSecret_isReportedAsAMember() throws Exception {
+    DrillSettings settings = DrillRun.settings("MODIFIED_ATTRIBUTE", "SYNC", "sticky", 6, 20);
+    DrillReport report = new DrillRunner(settings, true).run(Drill.ROGUE_MEMBER);
+    settings.progress().println(report.toHuman());
+
+    assertThat(report.passed()).isFalse();
+    assertThat(report.violations()).as(report.toHuman())
+        .anyMatch(v -> v.contains("listed " + RogueMember.ROUTE + " in Members") && v.contains("became a member"))
+        .anyMatch(v -> v.startsWith(RogueMember.ROUTE + "'s context started"));
   }
 }

@@ -33,7 +33,7 @@ class HistoryCheckerTest {
   }
 
   private DrillReport report(String mode, Verdict verdict) {
-    return new DrillReport("logout-sticks", "SESSION", mode, "sticky client", 1, List.of(), verdict, 0, 0, List.of());
+    return new DrillReport("logout-sticks", "SESSION", mode, "sticky client", 1, List.of(), verdict, 0, 0, List.of(), List.of());
   }
 
   private static AppResponse session(String listing) {

@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The drills of the test command: every drill once on real Tomcat processes, the three scopes spread over them,
  * SYNC (which must lose nothing and break no invariant; hang-patient runs with the full matrix), one ASYNC kill run
  * (whose losses are reported, not failed) and logout-sticks in ASYNC (which fails on a resurrection), the
- * partition drill where root and {@code ip netns} are available, and one run through a real HAProxy when it is
+ * partition drill where root and {@code ip netns} are available, rogue-member (a node with another sharedSecret), and one run through a real HAProxy when it is
  * installed; each of the last two is skipped, saying why, where it cannot run. {@code FullDrillMatrixIT} runs every combination.
  */
 class QuickDrillsIT {
@@ -45,6 +45,20 @@ class QuickDrillsIT {
 
     assertThat(report.verdict().acknowledged()).isGreaterThan(20);
     assertThat(report.verdict().examples()).as(report.toHuman()).isEmpty();
+    assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  /**
+   * A node with another sharedSecret starts beside two nodes serving writes, then the owner of every session is
+   * SIGKILLed: the rogue never enters their view nor holds a copy, its context fails naming the secret, and every 200
+   * is on the survivor.
+   */
+  @Test
+  void rogueMember_sync_isRefusedAndTheOwnersKillLosesNothing() throws Exception {
+    DrillReport report = DrillRun.run(Drill.ROGUE_MEMBER, DrillRun.settings("MODIFIED_ATTRIBUTE", "SYNC", "sticky", 6, 20));
+
+    assertThat(report.violations()).as(report.toHuman()).isEmpty();
+    assertThat(report.verdict().acknowledged()).isGreaterThan(60);
     assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
   }
 
