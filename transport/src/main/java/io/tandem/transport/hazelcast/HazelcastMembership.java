@@ -3,6 +3,7 @@ package io.tandem.transport.hazelcast;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.config.Config;
+import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.config.NetworkConfig;
@@ -231,6 +232,10 @@ public final class HazelcastMembership implements Membership {
     // cannot confirm its sessions refuses them until then, so it should come back within seconds.
     hz.setProperty(ClusterProperty.MERGE_FIRST_RUN_DELAY_SECONDS.getName(), MERGE_CHECK_SECONDS);
     hz.setProperty(ClusterProperty.MERGE_NEXT_RUN_DELAY_SECONDS.getName(), MERGE_CHECK_SECONDS);
+    // Membership carries no application objects, but Hazelcast's member port deserializes Java-serialized payloads
+    // from anyone who reaches it and names the cluster: its filter (known gadget classes refused, only its default
+    // allowed prefixes) is off unless configured.
+    hz.getSerializationConfig().setJavaSerializationFilterConfig(new JavaSerializationFilterConfig());
     hz.getMemberAttributeConfig()
         .setAttribute(NODE_ATTRIBUTE, config.localNode().value())
         .setAttribute(TRANSPORT_ATTRIBUTE, config.transportAddress());

@@ -92,6 +92,25 @@ class HazelcastMembershipTest {
             });
   }
 
+  /** Serializable, outside every package Hazelcast's Java serialization filter allows. */
+  static final class NotAHazelcastClass implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+  }
+
+  @Test
+  void membersPort_refusesToJavaDeserializeClassesOutsideHazelcastsFilter() throws Exception {
+    Membership a = started(A);
+    HazelcastInstance member = Hazelcast.getHazelcastInstanceByName(
+        HazelcastMembership.hazelcastConfig(fixture.config(A, "unused"), new IgnoreEvents()).getInstanceName());
+    var serialization = ((com.hazelcast.spi.impl.SerializationServiceSupport) member).getSerializationService();
+    // What a stranger on the member port could send: Hazelcast's Java-serialization type id, then a JDK stream.
+    var data = serialization.toData(new NotAHazelcastClass());
+
+    assertThat(a.currentView().memberIds()).contains(A);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> serialization.toObject(data))
+        .hasStackTraceContaining(NotAHazelcastClass.class.getName());
+  }
+
   @Test
   void hazelcastIsConfiguredForAnExplicitTcpJoinOnly() {
     HazelcastMembershipConfig config = fixture.config(A, "grizzly://127.0.0.1:7000");
