@@ -64,6 +64,12 @@ public final class DrillMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    java.util.Optional<String> wrong = usageError();
+    if (wrong.isPresent()) {
+      // One line naming the option, the value and what is allowed; nothing has started yet.
+      System.err.println("tandem drill: " + wrong.get());
+      return 2;
+    }
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     DrillSettings base = new DrillSettings(catalinaHome(home), home.resolve("dropin/tomcat-valve-dropin.jar"),
         home.resolve("drill-runs"), "MODIFIED_ATTRIBUTE", "SYNC", users, writes, maxWrites, "sticky", out);
@@ -93,6 +99,41 @@ public final class DrillMain implements Callable<Integer> {
     out.println();
     out.println(reports.size() + " drill runs, " + failed + " failed; reports in " + home.resolve("drill-reports"));
     return failed == 0 ? 0 : 1;
+  }
+
+  /** The first bad option value, or a missing prerequisite of an option chosen explicitly; empty when all is well. */
+  java.util.Optional<String> usageError() {
+    List<String> drillNames = new ArrayList<>(Stream.of(Drill.values()).map(Drill::cliName).toList());
+    drillNames.addAll(List.of("quick", "all"));
+    for (String name : drills) {
+      if (!drillNames.contains(name)) {
+        return java.util.Optional.of("--drill " + name + ": no such drill; one or more of " + String.join(", ", drillNames));
+      }
+    }
+    java.util.Optional<String> wrong = oneOf("--scope", scopes, List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE", "all"))
+        .or(() -> oneOf("--mode", modes, List.of("SYNC", "ASYNC", "all")))
+        .or(() -> oneOf("--balancer", balancers, List.of("sticky", "haproxy", "all")));
+    if (wrong.isPresent()) {
+      return wrong;
+    }
+    if (users < 1 || users > 1000) {
+      return java.util.Optional.of("--users " + users + ": must be between 1 and 1000");
+    }
+    if (writes < 1) {
+      return java.util.Optional.of("--writes " + writes + ": must be at least 1");
+    }
+    if (maxWrites < writes) {
+      return java.util.Optional.of("--max-writes " + maxWrites + ": must be at least --writes (" + writes + ")");
+    }
+    if (balancers.contains("haproxy") && HaproxyBalancer.installedVersion().isEmpty()) {
+      return java.util.Optional.of("--balancer haproxy: haproxy is not installed (Debian: apt-get install haproxy)");
+    }
+    return java.util.Optional.empty();
+  }
+
+  private static java.util.Optional<String> oneOf(String option, List<String> values, List<String> allowed) {
+    return values.stream().filter(v -> !allowed.contains(v)).findFirst()
+        .map(v -> option + " " + v + ": not one of " + String.join(", ", allowed));
   }
 
   private List<Drill> drills() {

@@ -58,19 +58,28 @@ record DrillReport(
         "Drill %s (%s, %s, through the %s), %d users; faults: %s%n"
             + "  writes acknowledged %d, lost %d; sessions lost %d, resurrected %d; versions gone back %d (two owners %d);"
             + " logged out %d; refused but kept %d%n"
-            + "  requests failed %d, unknown %d (500 not replicated %d, 503 %d); first success after each fault %s ms,"
-            + " every affected user served %s ms;"
-            + " two copies again %d ms after the last fault; %d ms in all%n"
+            + "  requests failed %d, unknown %d (500 not replicated %d, 503 %d); first success after each fault %s,"
+            + " every affected user served %s;"
+            + " two copies again %s after the last fault; %d ms in all%n"
             + "  %s",
         drill, scope, mode, balancer, users, faultList, verdict.acknowledged(), verdict.lost(), verdict.sessionsLost(),
         verdict.sessionsResurrected(), verdict.versionsWentBack(), verdict.staleOwnerWrites(), verdict.loggedOut(),
         verdict.refusedButKept(), verdict.failedRequests(), verdict.unknownRequests(), verdict.notReplicatedRequests(),
-        verdict.retryLaterRequests(), verdict.faultToFirstSuccessMillis(),
-        verdict.faultToAllServedMillis(), protectedAgainMillis, durationMillis, outcome()));
+        verdict.retryLaterRequests(), perFault(verdict.faultToFirstSuccessMillis()),
+        perFault(verdict.faultToAllServedMillis()),
+        protectedAgainMillis < 0 ? "not seen within the drill's patience" : protectedAgainMillis + " ms", durationMillis,
+        outcome()));
     notes.forEach(n -> text.append(System.lineSeparator()).append("  ").append(n));
     violations.forEach(v -> text.append(System.lineSeparator()).append("  VIOLATION: ").append(v));
     verdict.examples().forEach(e -> text.append(System.lineSeparator()).append("  - ").append(e));
     return text.toString();
+  }
+
+  /** Per fault, in order: milliseconds, or in words why there is no figure (the JSON keeps the codes). */
+  static String perFault(List<Long> millis) {
+    return millis.stream().map(m -> m == Verdict.NO_USER_AFFECTED ? "no user was affected"
+            : m == Verdict.NOT_SERVED ? "not every affected user was served again" : m + " ms")
+        .collect(Collectors.joining(", ", "[", "]"));
   }
 
   String toJson() {

@@ -195,7 +195,7 @@ final class HistoryChecker {
       }
     });
     if (affected.isEmpty()) {
-      return -1;
+      return Verdict.NO_USER_AFFECTED;
     }
     Map<Integer, Long> served = new TreeMap<>();
     for (Operation op : history) {
@@ -204,9 +204,10 @@ final class HistoryChecker {
       }
     }
     if (first) {
-      return served.values().stream().mapToLong(Long::longValue).min().orElse(-1);
+      return served.values().stream().mapToLong(Long::longValue).min().orElse(Verdict.NOT_SERVED);
     }
-    return served.size() < affected.size() ? -1 : served.values().stream().mapToLong(Long::longValue).max().orElse(-1);
+    return served.size() < affected.size() ? Verdict.NOT_SERVED
+        : served.values().stream().mapToLong(Long::longValue).max().orElse(Verdict.NOT_SERVED);
   }
 
   private static void example(List<String> examples, String text) {

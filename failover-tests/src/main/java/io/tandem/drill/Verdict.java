@@ -22,8 +22,10 @@ import java.util.List;
  *     did not (the attribute may be absent after a failover)
  * @param retryLaterRequests of the unknown, requests answered 503 (Tandem adds {@code Retry-After})
  * @param faultToFirstSuccessMillis per fault, from the fault to the first acknowledged write of a user whose last
- *     write before it had been acknowledged by the faulted node; -1 if none was
- * @param faultToAllServedMillis per fault, until every such user had an acknowledged write again; -1 if not all did
+ *     write before it had been acknowledged by the faulted node; {@link #NO_USER_AFFECTED} if there was no such user,
+ *     {@link #NOT_SERVED} if none of them had an acknowledged write again
+ * @param faultToAllServedMillis per fault, until every such user had an acknowledged write again; {@link
+ *     #NO_USER_AFFECTED} or {@link #NOT_SERVED} (not all of them were)
  * @param examples a few of the violations, in words
  */
 record Verdict(
@@ -42,6 +44,10 @@ record Verdict(
     List<Long> faultToFirstSuccessMillis,
     List<Long> faultToAllServedMillis,
     List<String> examples) {
+  /** A fault after which no user had to move: its timings have no figure (JSON: -1). */
+  static final long NO_USER_AFFECTED = -1;
+  /** Users the fault affected were not (all) served again before the drill ended (JSON: -2). */
+  static final long NOT_SERVED = -2;
 
   /** Nothing acknowledged was lost and no invariant broke. */
   boolean clean() {

@@ -153,6 +153,16 @@ class HistoryCheckerTest {
   }
 
   @Test
+  void faultThatAffectedNoUser_isReportedInWords_notAsMinusOne() {
+    write(0, 0, -1, "n2", Outcome.OK, 100); // the fault strikes n1, which served nobody's last write
+
+    Verdict verdict = check(Map.of(0, session("{k0=v0, seq=0}")), Set.of());
+
+    assertThat(verdict.faultToFirstSuccessMillis()).containsExactly(Verdict.NO_USER_AFFECTED);
+    assertThat(DrillReport.perFault(verdict.faultToFirstSuccessMillis())).isEqualTo("[no user was affected]");
+  }
+
+  @Test
   void accountWhoseUsersNeverSucceededAgain_hasNoAllServedTime() {
     write(0, 0, -1, "n1", Outcome.OK, 100);
     write(1, 0, -1, "n1", Outcome.OK, 100);
@@ -161,7 +171,8 @@ class HistoryCheckerTest {
     Verdict verdict = check(Map.of(0, session("{k0=v0, k1=v1, seq=1}"), 1, session("{k0=v0, seq=0}")), Set.of());
 
     assertThat(verdict.faultToFirstSuccessMillis()).containsExactly(105L);
-    assertThat(verdict.faultToAllServedMillis()).containsExactly(-1L);
+    assertThat(verdict.faultToAllServedMillis()).containsExactly(Verdict.NOT_SERVED);
+    assertThat(DrillReport.perFault(verdict.faultToAllServedMillis())).isEqualTo("[not every affected user was served again]");
   }
 
   // ---- "a 200 means two copies": 503 and 500 are unknown, a 400 did not happen, invalidation wins ----------------
