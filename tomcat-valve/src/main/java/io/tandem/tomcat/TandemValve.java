@@ -42,7 +42,6 @@ final class TandemValve extends ValveBase {
     }
     // From the start: Tomcat calls access() on a session the first time the request obtains it, which may be here.
     RequestTracking.begin();
-    RequestTracking tracked = null;
     boolean completed = false;
     try {
       if (refusedBeforeRunning(request, response)) {
@@ -52,7 +51,7 @@ final class TandemValve extends ValveBase {
       getNext().invoke(request, response);
       completed = true;
     } finally {
-      tracked = RequestTracking.end();
+      RequestTracking tracked = RequestTracking.end();
       if (completed && request.isAsync()) {
         request.getAsyncContextInternal().addListener(new FlushOnComplete(tracked));
       } else {

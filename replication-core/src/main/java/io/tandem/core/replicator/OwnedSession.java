@@ -349,9 +349,10 @@ public final class OwnedSession {
     return new SessionSnapshot(handed.id(), handed.epoch(), handed.version(), content.metadata(), attributes);
   }
 
-  /** Records the newest update sent to a buddy in SYNC mode (called under the lock that sent it). */
-  synchronized void sent(NodeId to, long atVersion, CompletableFuture<Message> reply) {
+  /** Records the newest update sent to a buddy in SYNC mode (called under the lock that sent it), and returns it. */
+  synchronized InFlight sent(NodeId to, long atVersion, CompletableFuture<Message> reply) {
     lastSent = new InFlight(to, atVersion, reply);
+    return lastSent;
   }
 
   /**

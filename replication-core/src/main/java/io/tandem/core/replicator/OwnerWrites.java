@@ -152,15 +152,17 @@ final class OwnerWrites {
 
   /** Under the session's lock: hands the update to the transport and records it as the session's newest. */
   private OwnedSession.InFlight send(OwnedSession session, NodeId to, SessionUpdate update) {
+    countSent(update);
+    return session.sent(to, update.version(), transport.request(to, update.toMessage()));
+  }
+
+  private void countSent(SessionUpdate update) {
     if (update instanceof SessionUpdate.Full) {
       counters.fullsSent.increment();
     } else {
       counters.deltasSent.increment();
     }
     counters.payloadBytesSent.add(update.payloadBytes());
-    CompletableFuture<Message> reply = transport.request(to, update.toMessage());
-    session.sent(to, update.version(), reply);
-    return new OwnedSession.InFlight(to, update.version(), reply);
   }
 
   /**
@@ -340,9 +342,7 @@ final class OwnerWrites {
         owned.markUnprotected(session);
         return FlushOutcome.NO_BUDDY;
       }
-      CompletableFuture<Message> reply = transport.request(to, change);
-      session.sent(to, version, reply);
-      awaited = new OwnedSession.InFlight(to, version, reply);
+      awaited = session.sent(to, version, transport.request(to, change));
     }
     return awaitConfirmed(session, awaited);
   }
@@ -398,12 +398,7 @@ final class OwnerWrites {
       return;
     }
     if (item instanceof SessionUpdate update) {
-      if (update instanceof SessionUpdate.Full) {
-        counters.fullsSent.increment();
-      } else {
-        counters.deltasSent.increment();
-      }
-      counters.payloadBytesSent.add(update.payloadBytes());
+      countSent(update);
       transport.request(to, update.toMessage()).whenComplete((reply, failure) -> onAsyncReply(session, to, reply, failure));
     } else if (item instanceof Message.Invalidate invalidate) {
       sendInvalidation(to, invalidate);

@@ -2,7 +2,6 @@ package io.tandem.core.replicator;
 
 import io.tandem.core.wire.Message;
 import java.util.Collection;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -44,6 +43,6 @@ final class PendingInvalidations {
   }
 
   Collection<Message.Invalidate> all() {
-    return List.copyOf(byId.values().stream().map(Entry::invalidate).toList());
+    return byId.values().stream().map(Entry::invalidate).toList();
   }
 }
