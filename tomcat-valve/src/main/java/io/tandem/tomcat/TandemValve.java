@@ -99,7 +99,7 @@ final class TandemValve extends ValveBase {
     Verdict verdict = Verdict.OK;
     for (TandemSession session : tracked.sessions()) {
       FlushOutcome outcome = manager.flush(session, tracked.reads());
-      if (sync || outcome == FlushOutcome.FENCED) {
+      if (sync) { // ASYNC promises nothing of a write: only its invalidations are confirmed (below)
         verdict = verdict.worst(Verdict.of(outcome, session.baseId()));
       }
     }
