@@ -139,6 +139,48 @@ public sealed interface Message {
     }
   }
 
+  /**
+   * A cumulative acknowledgement, sent only as a reply: each of the {@code count} requests of this connection whose
+   * correlation ids run up to and including the frame's correlation id was answered with its {@link #impliedBy
+   * implied} {@link Ack}. A connection delivers requests in order, so a buddy acknowledges everything one read
+   * brought in with one frame; any other answer (a {@link Nack}, an ack of another version, a reply of another type)
+   * still travels alone under its own correlation id.
+   */
+  record AckRange(int count) implements Message {
+    /** The most one frame may acknowledge; a larger count is malformed (it bounds the work one frame can cause). */
+    public static final int MAX_COUNT = 1 << 16;
+
+    public AckRange {
+      if (count < 1 || count > MAX_COUNT) {
+        throw new IllegalArgumentException("count must be 1.." + MAX_COUNT + ", was " + count);
+      }
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.ACK_RANGE;
+    }
+
+    /**
+     * The {@link Ack} that means "applied exactly as sent" for {@code request}, or null for requests whose replies
+     * carry more than that (locate, migrate, bulk transfer, handshake). A range acknowledges a request with this.
+     */
+    public static Ack impliedBy(Message request) {
+      if (request instanceof SessionDelta d) {
+        return new Ack(d.epoch(), d.version());
+      } else if (request instanceof FullSession f) {
+        return new Ack(f.snapshot().epoch(), f.snapshot().version());
+      } else if (request instanceof Invalidate i) {
+        return new Ack(i.epoch(), i.version());
+      } else if (request instanceof IdChange c) {
+        return new Ack(c.epoch(), c.version());
+      } else if (request instanceof TouchBatch) {
+        return new Ack(0, 0);
+      }
+      return null;
+    }
+  }
+
   /** Not applied, and why. Epoch and version are what the receiver holds (zero when nothing). */
   record Nack(Reason reason, long epoch, long version, String detail) implements Message {
     public Nack {

@@ -21,7 +21,8 @@ import java.util.Set;
  * consumed exactly, and whatever a record's constructor rejects becomes a {@link MalformedMessageException}.
  */
 public final class MessageCodec {
-  public static final int PROTOCOL_VERSION = 1;
+  /** 1: the first release. 2: adds {@link MessageType#ACK_RANGE}, which a version-1 node could not read. */
+  public static final int PROTOCOL_VERSION = 2;
   public static final int LENGTH_BYTES = 4;
   /** Bytes counted by the length before the payload: version, type, flags, correlation id. */
   public static final int HEADER_BYTES = 11;
@@ -113,6 +114,8 @@ public final class MessageCodec {
       w.string(m.newId());
       w.i64(m.epoch());
       w.i64(m.version());
+    } else if (message instanceof Message.AckRange m) {
+      w.i32(m.count());
     } else if (message instanceof Message.Ack m) {
       w.i64(m.epoch());
       w.i64(m.version());
@@ -174,6 +177,7 @@ public final class MessageCodec {
               r.string("sessionId"), r.i64("epoch"), r.i64("version"), r.enumValue(Message.InvalidateReason.class, "reason"));
       case ID_CHANGE -> new Message.IdChange(r.string("oldId"), r.string("newId"), r.i64("epoch"), r.i64("version"));
       case ACK -> new Message.Ack(r.i64("epoch"), r.i64("version"));
+      case ACK_RANGE -> new Message.AckRange(r.i32("count"));
       case NACK ->
           new Message.Nack(r.enumValue(Message.Nack.Reason.class, "reason"), r.i64("epoch"), r.i64("version"), r.string("detail"));
       case LOCATE -> new Message.Locate(r.string("sessionId"));

@@ -13,7 +13,8 @@ public enum MessageType {
   LOCATE(9),
   LOCATE_REPLY(10),
   MIGRATE(11),
-  BULK_TRANSFER(12);
+  BULK_TRANSFER(12),
+  ACK_RANGE(13);
 
   private static final MessageType[] BY_CODE = new MessageType[256];
 

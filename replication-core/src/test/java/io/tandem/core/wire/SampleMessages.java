@@ -36,6 +36,7 @@ final class SampleMessages {
         new Message.Invalidate("s1", 1, 9, Message.InvalidateReason.EXPIRED),
         new Message.IdChange("old", "new-ünïcödé", 2, 10),
         new Message.Ack(4, 5),
+        new Message.AckRange(5),
         new Message.Nack(Message.Nack.Reason.GAP, 1, 2, "backup is at version 2"),
         new Message.Locate("s1"),
         new Message.LocateReply("s1", Message.LocateReply.Holding.BACKUP, 3, 4),

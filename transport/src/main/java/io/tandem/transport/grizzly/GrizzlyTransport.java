@@ -55,6 +55,8 @@ import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.nio.NIOConnection;
+import org.glassfish.grizzly.nio.SelectorRunner;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
@@ -107,8 +109,9 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   /** Guards {@link #waiting} and {@link #dialing}; never held while completing a future or doing I/O. */
   private final Object lock = new Object();
 
+  /** Mutated under {@code lock}; concurrent so that a send can see, without the lock, that no queue is there. */
   @GuardedBy("lock")
-  private final Map<NodeId, Queue> waiting = new HashMap<>();
+  private final Map<NodeId, Queue> waiting = new ConcurrentHashMap<>();
 
   @GuardedBy("lock")
   private final Map<SocketAddress, NodeId> dialing = new HashMap<>();
@@ -161,6 +164,10 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     final LongAdder sent = new LongAdder();
     final LongAdder timedOut = new LongAdder();
     final LongAdder served = new LongAdder();
+    final LongAdder rangeAcks = new LongAdder();
+    final LongAdder acksForNothingSent = new LongAdder();
+    final LongAdder framesWritten = new LongAdder();
+    final LongAdder writes = new LongAdder();
   }
 
   public GrizzlyTransport(GrizzlyTransportConfig config) {
@@ -308,6 +315,14 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       reply.completeExceptionally(new PeerUnreachableException(peer, "transport of " + local.value() + " is not running"));
       return reply;
     }
+    // The common case takes no lock: a ready connection and no queue of earlier requests waiting for one. A queue
+    // is created only while the peer has no ready connection, and removed only after it was drained onto the ready
+    // one; reading "ready" before "waiting" therefore never lets this request overtake a queued one.
+    PeerConnection fast = ready.get(peer);
+    if (fast != null && !waiting.containsKey(peer)) {
+      send(fast, message, reply);
+      return reply;
+    }
     // Only the decision is taken under the lock: the send, and any failure it completes, happen after it is released
     // (a caller may hold a session lock that a future's callback also takes).
     PeerConnection connection;
@@ -358,13 +373,14 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   }
 
   /**
-   * Sends one request on a ready connection, with no lock held: encoding, the socket write and any failure all
-   * happen on the caller's thread outside every lock.
+   * Sends one request on a ready connection, with no lock held: the frame is encoded on the caller's thread and handed
+   * to the connection's {@link OutboundQueue}, whose I/O thread writes it along with whatever else is queued. The
+   * request's deadline is kept with its pending entry and enforced by the {@link #sweep}: no timer task per request.
    *
    * <p>Closing races sending without a lock between them: {@link #closed} marks the connection CLOSED and then
    * fails what is pending; a send registers its pending reply and then checks for CLOSED. Whichever runs second
-   * sees the other's step, so a send racing a close fails at once instead of waiting out its timeout; {@code
-   * pending.remove(id, reply)} makes sure only one of them completes the reply.
+   * sees the other's step, so a send racing a close fails at once instead of waiting out its timeout; only one of
+   * them removes the pending entry, and that one completes the reply.
    */
   private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply) {
     if (connection.state() != PeerConnection.State.READY) {
@@ -374,61 +390,70 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     long id = connection.nextCorrelationId();
     ByteBuffer frame = MessageCodec.encode(new Envelope(id, false, message));
     int size = frame.remaining();
-    long queued = connection.queuedBytes.addAndGet(size);
-    if (queued > config.maxQueuedBytesPerPeer()) {
-      connection.queuedBytes.addAndGet(-size);
+    if (!connection.outbound.reserve(size, config.maxQueuedBytesPerPeer())) {
       counters.backPressure.increment();
-      reply.completeExceptionally(new BackPressureException(connection.peer(), queued - size, config.maxQueuedBytesPerPeer()));
+      reply.completeExceptionally(new BackPressureException(connection.peer(), connection.outbound.queuedBytes(),
+          config.maxQueuedBytesPerPeer()));
       return;
     }
     hooks.beforeRegisteringReply(connection);
-    connection.pending.put(id, reply);
+    connection.pending.register(id, message, reply, nanoClock.getAsLong() + config.requestTimeout().toNanos());
     if (connection.state() != PeerConnection.State.READY) {
-      connection.queuedBytes.addAndGet(-size);
-      if (connection.pending.remove(id, reply)) {
+      connection.outbound.release(size);
+      if (connection.pending.forget(id, reply)) {
         reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
       }
       return;
     }
     counters.sent.increment();
-    writeReserved(connection, frame, size);
-    timer.schedule(() -> {
-      if (connection.pending.remove(id, reply)) {
-        counters.timedOut.increment();
-        reply.completeExceptionally(new TimeoutException("no reply from " + connection.peer().value() + " within "
-            + config.requestTimeout().toMillis() + "ms"));
-      }
-    }, config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private void write(PeerConnection connection, ByteBuffer frame, int size) {
-    connection.queuedBytes.addAndGet(size);
-    writeReserved(connection, frame, size);
-  }
-
-  /** Writes a frame whose {@code size} is already counted in the connection's queued bytes. */
-  @SuppressWarnings("unchecked")
-  private void writeReserved(PeerConnection connection, ByteBuffer frame, int size) {
-    Buffer buffer = Buffers.wrap(grizzly.getMemoryManager(), frame);
-    ((Connection<SocketAddress>) connection.connection).write(buffer, new EmptyCompletionHandler<WriteResult<Buffer, SocketAddress>>() {
-      @Override
-      public void completed(WriteResult<Buffer, SocketAddress> result) {
-        connection.queuedBytes.addAndGet(-size);
-      }
-
-      @Override
-      public void failed(Throwable error) {
-        connection.queuedBytes.addAndGet(-size);
-        connection.connection.closeSilently();
-      }
-    });
+    connection.outbound.enqueueReserved(frame);
   }
 
   private void respond(PeerConnection connection, long correlationId, Message reply) {
-    ByteBuffer frame = MessageCodec.encode(new Envelope(correlationId, true, reply));
-    if (connection.state() != PeerConnection.State.CLOSED) {
-      write(connection, frame, frame.remaining()); // a write on a connection closed meanwhile fails harmlessly
+    if (connection.state() != PeerConnection.State.CLOSED) { // a frame queued on a connection closed meanwhile is dropped
+      connection.outbound.enqueue(MessageCodec.encode(new Envelope(correlationId, true, reply)));
     }
+  }
+
+  private OutboundQueue outbound(Connection<?> connection) {
+    return new OutboundQueue(sink(connection), counters.framesWritten, counters.writes);
+  }
+
+  /** Frames of {@code connection} are written by its selector thread, after whatever that thread is doing now. */
+  @SuppressWarnings("unchecked")
+  private OutboundQueue.Sink sink(Connection<?> connection) {
+    Connection<SocketAddress> socket = (Connection<SocketAddress>) connection;
+    NIOConnection nio = (NIOConnection) connection;
+    return new OutboundQueue.Sink() {
+      @Override
+      public void schedule(Runnable flush) {
+        SelectorRunner runner = nio.getSelectorRunner();
+        if (runner == null) {
+          flush.run(); // not registered with a selector (yet, or any more); OutboundQueue keeps flushes apart
+          return;
+        }
+        grizzly.getSelectorHandler().enque(runner, () -> {
+          flush.run();
+          return true;
+        }, null);
+      }
+
+      @Override
+      public void write(ByteBuffer batch, Runnable written) {
+        socket.write(Buffers.wrap(grizzly.getMemoryManager(), batch), new EmptyCompletionHandler<WriteResult<Buffer, SocketAddress>>() {
+          @Override
+          public void completed(WriteResult<Buffer, SocketAddress> result) {
+            written.run();
+          }
+
+          @Override
+          public void failed(Throwable error) {
+            written.run();
+            socket.closeSilently();
+          }
+        });
+      }
+    };
   }
 
   // ---- connections -----------------------------------------------------------------------------------------------
@@ -535,11 +560,9 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     byConnection.remove(connection.connection);
     NodeId peer = connection.peer();
     boolean wasCurrent = peer != null && ready.remove(peer, connection);
-    for (Map.Entry<Long, CompletableFuture<Message>> e : connection.pending.entrySet()) {
-      if (connection.pending.remove(e.getKey(), e.getValue())) {
-        e.getValue().completeExceptionally(new PeerUnreachableException(peer == null ? local : peer, "connection closed"));
-      }
-    }
+    connection.outbound.close();
+    NodeId failedPeer = peer == null ? local : peer;
+    connection.pending.failAll(() -> new PeerUnreachableException(failedPeer, "connection closed"));
     hooks.afterClosed(connection);
     if (connection.dialer && (wasCurrent || !ready.containsKey(peer))) {
       scheduleRedial(peer);
@@ -562,7 +585,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         connection.closeSilently();
         return ctx.getStopAction();
       }
-      byConnection.put(connection, new PeerConnection(connection, false, null, authenticator.newNonce(), nanoClock.getAsLong(), true));
+      byConnection.put(connection, new PeerConnection(connection, outbound(connection), false, null, authenticator.newNonce(),
+          nanoClock.getAsLong(), true));
       return ctx.getInvokeAction();
     }
 
@@ -579,7 +603,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
           connection.closeSilently();
           return ctx.getStopAction();
         }
-        peer = new PeerConnection(connection, true, expected, authenticator.newNonce(), nanoClock.getAsLong(), false);
+        peer = new PeerConnection(connection, outbound(connection), true, expected, authenticator.newNonce(), nanoClock.getAsLong(), false);
         byConnection.put(connection, peer);
       }
       handshake.hello(peer);
@@ -622,6 +646,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       } finally {
         input.tryDispose();
         connection.afterRead(nanoClock.getAsLong(), completedAFrame);
+        connection.replies.endOfRead(); // what this read acknowledged leaves in one frame
       }
       return ctx.getStopAction();
     }
@@ -644,9 +669,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     if (id <= 0) {
       return;
     }
-    CompletableFuture<Message> mine = connection.pending.remove(id);
-    if (mine != null) {
-      mine.completeExceptionally(new TransportException(connection.peer(), "peer sent an unreadable reply: " + e.getMessage(), e));
+    if (connection.pending.fail(id, new TransportException(connection.peer(), "peer sent an unreadable reply: " + e.getMessage(), e))) {
       return;
     }
     Message.Nack.Reason reason = e instanceof UnknownMessageTypeException || e instanceof UnsupportedProtocolVersionException
@@ -660,34 +683,61 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       return;
     }
     if (envelope.response()) {
-      CompletableFuture<Message> reply = connection.pending.remove(envelope.correlationId());
-      if (reply == null) {
-        return; // timed out already
-      }
-      if (envelope.message() instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.HANDLER_FAILED) {
-        reply.completeExceptionally(new RemoteHandlerException(connection.peer(), nack.detail()));
-      } else {
-        reply.complete(envelope.message());
-      }
+      onReply(connection, envelope);
       return;
     }
-    if (envelope.message() instanceof Message.Handshake) {
-      respond(connection, envelope.correlationId(), new Message.Nack(Message.Nack.Reason.UNSUPPORTED, 0, 0, "already authenticated"));
+    if (envelope.message() instanceof Message.Handshake || envelope.message() instanceof Message.AckRange) {
+      respond(connection, envelope.correlationId(), new Message.Nack(Message.Nack.Reason.UNSUPPORTED, 0, 0,
+          "a " + envelope.message().type() + " is not a request" + (envelope.message() instanceof Message.Handshake ? " (already authenticated)" : "")));
       return;
     }
     counters.served.increment();
     long id = envelope.correlationId();
+    Message request = envelope.message();
+    CompletableFuture<Message> handled;
     try {
-      handler.handle(connection.peer(), envelope.message()).whenComplete((reply, failure) -> {
-        if (failure != null || reply == null) {
-          respond(connection, id, new Message.Nack(Message.Nack.Reason.HANDLER_FAILED, 0, 0, String.valueOf(failure)));
-        } else {
-          respond(connection, id, reply);
-        }
-      });
+      handled = handler.handle(connection.peer(), request).toCompletableFuture();
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "Request handler failed on a " + envelope.message().type() + " from " + connection.describe(), e);
+      LOG.log(Level.WARNING, "Request handler failed on a " + request.type() + " from " + connection.describe(), e);
       respond(connection, id, new Message.Nack(Message.Nack.Reason.HANDLER_FAILED, 0, 0, e.toString()));
+      return;
+    }
+    if (handled.isDone() && !handled.isCompletedExceptionally() && handled.getNow(null) != null) {
+      // Answered during this read (backup updates are): an ack that says no more than "applied as sent" joins the
+      // read's range; anything else goes out on its own.
+      Message reply = handled.getNow(null);
+      if (reply.equals(Message.AckRange.impliedBy(request))) {
+        connection.replies.acknowledged(id);
+      } else {
+        respond(connection, id, reply);
+      }
+      return;
+    }
+    handled.whenComplete((reply, failure) -> {
+      if (failure != null || reply == null) {
+        respond(connection, id, new Message.Nack(Message.Nack.Reason.HANDLER_FAILED, 0, 0, String.valueOf(failure)));
+      } else {
+        respond(connection, id, reply);
+      }
+    });
+  }
+
+  /** A reply to a request of ours: one request's answer, or a range of acknowledgements. */
+  private void onReply(PeerConnection connection, Envelope envelope) {
+    long lastId = envelope.correlationId();
+    if (lastId > connection.lastCorrelationId() || lastId <= 0) {
+      // Nothing with that id was ever sent here: a confused or hostile peer. Nothing is completed by it.
+      counters.acksForNothingSent.increment();
+      refusals.refuse(RefusalCause.REFUSED_FRAME, connection.connection.getPeerAddress(), "Refused a " + envelope.message().type()
+          + " from " + connection.describe() + ": it answers request " + lastId + ", and the last one sent was "
+          + connection.lastCorrelationId());
+      return;
+    }
+    if (envelope.message() instanceof Message.AckRange range) {
+      counters.rangeAcks.increment();
+      connection.pending.acknowledgeRange(connection.peer(), lastId, range.count());
+    } else {
+      connection.pending.answer(connection.peer(), lastId, envelope.message()); // false: timed out already
     }
   }
 
@@ -695,7 +745,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   private final class HandshakeLink implements HandshakeProtocol.Link {
     @Override
     public void write(PeerConnection connection, ByteBuffer frame) {
-      GrizzlyTransport.this.write(connection, frame, frame.remaining());
+      connection.outbound.enqueue(frame);
     }
 
     @Override
@@ -725,9 +775,10 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   }
 
   /**
-   * One sweep, every {@link #sweepPeriodMillis}, in place of a timer per connection: closes connections still in
-   * their handshake past the handshake deadline, and authenticated connections that started a frame and have not
-   * finished it within the stalled-frame deadline (a half-open peer, or one writing a byte a second).
+   * One sweep, every {@link #sweepPeriodMillis}, in place of a timer per connection or per request: closes
+   * connections still in their handshake past the handshake deadline, and authenticated connections that started a
+   * frame and have not finished it within the stalled-frame deadline (a half-open peer, or one writing a byte a
+   * second); fails requests whose reply is past the request timeout.
    */
   private void sweep() {
     long now = nanoClock.getAsLong();
@@ -748,13 +799,27 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       if (started != 0 && now - started > stalledNanos) {
         refuse(connection, RefusalCause.STALLED_FRAME,
             "started a frame and did not finish it within " + Units.format(config.stalledFrameTimeout()));
+        continue;
+      }
+      if (!connection.pending.isEmpty()) {
+        counters.timedOut.add(connection.pending.expire(now, String.valueOf(connection.peer().value()), config.requestTimeout().toMillis()));
       }
     }
   }
 
+  /** Runs one deadline sweep now, on the caller's thread (tests with an injected clock). */
+  void sweepNow() {
+    sweep();
+  }
+
+  /**
+   * Often enough that a request fails within a tenth of its timeout after it (500ms: within 50ms), and a handshake or
+   * stalled frame within a quarter of theirs; never more than 100 times a second.
+   */
   private long sweepPeriodMillis() {
-    long shortest = Math.min(config.handshakeTimeout().toMillis(), config.stalledFrameTimeout().toMillis());
-    return Math.max(20, Math.min(1000, shortest / 4));
+    long shortest = Math.min(Math.min(config.handshakeTimeout().toMillis(), config.stalledFrameTimeout().toMillis()) / 4,
+        config.requestTimeout().toMillis() / 10);
+    return Math.max(10, Math.min(1000, shortest));
   }
 
   private void sweepSafely() {
@@ -806,13 +871,14 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     return new TransportStats(counters.accepted.sum(), counters.dialed.sum(), refusals.failedAuthentications(),
         refusals.count(RefusalCause.REFUSED_FRAME), refusals.count(RefusalCause.CORRUPT_FRAMING), counters.backPressure.sum(),
         counters.sent.sum(), counters.timedOut.sum(), counters.served.sum(), refusals.snapshot(), unauthenticated.count(),
-        refusedMembers.size());
+        refusedMembers.size(), counters.framesWritten.sum(), counters.writes.sum(), counters.rangeAcks.sum(),
+        counters.acksForNothingSent.sum());
   }
 
   /** Outbound bytes queued for {@code peer} and not yet written to its socket. */
   public long queuedBytes(NodeId peer) {
     PeerConnection connection = ready.get(peer);
-    return connection == null ? 0 : connection.queuedBytes.get();
+    return connection == null ? 0 : connection.outbound.queuedBytes();
   }
 
   @Override

@@ -3,10 +3,6 @@ package io.tandem.transport.grizzly;
 import io.tandem.core.session.Blob;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.FrameDecoder;
-import io.tandem.core.wire.Message;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.glassfish.grizzly.Connection;
 
@@ -16,8 +12,8 @@ import org.glassfish.grizzly.Connection;
  *
  * <p>Implementation notes: {@code state}, {@code peer} and the nonces are written during the handshake by the
  * connection's read thread and read elsewhere only after the state is READY (volatile publish). The decoder is
- * used only by the read thread. {@code pending} is concurrent: writers add, the read thread or the timer removes.
- * Sends take no lock (see {@code GrizzlyTransport#send}). {@code frameStartedAt} is written by the read thread
+ * used only by the read thread, and so is {@code replies}. {@code pending} and {@code outbound} are lock-free and
+ * say who owns what in their own notes. Sends take no lock (see {@code GrizzlyTransport#send}). {@code frameStartedAt} is written by the read thread
  * and read by the transport's deadline sweep; {@code unauthenticatedSlot} is released once, by whichever of
  * authentication or close comes first.
  */
@@ -37,8 +33,12 @@ final class PeerConnection {
   final boolean dialer;
   final Blob localNonce;
   final FrameDecoder decoder;
-  final Map<Long, CompletableFuture<Message>> pending = new ConcurrentHashMap<>();
-  final AtomicLong queuedBytes = new AtomicLong();
+  /** Requests sent on this connection and not yet answered. */
+  final PendingReplies pending = new PendingReplies();
+  /** Frames waiting for the connection's I/O thread to write them. */
+  final OutboundQueue outbound;
+  /** Acks of the read in progress; read thread only. */
+  final ReplyBatch replies;
   private final AtomicLong correlation = new AtomicLong();
   /** When the connection opened, on the transport's clock; the handshake deadline counts from here. */
   final long openedAt;
@@ -55,9 +55,11 @@ final class PeerConnection {
    * @param holdsUnauthenticatedSlot whether this connection took a slot of the unauthenticated-connection limits
    *     (accepted connections do; this node's own dials do not)
    */
-  PeerConnection(Connection<?> connection, boolean dialer, NodeId expectedPeer, Blob localNonce, long openedAt,
-      boolean holdsUnauthenticatedSlot) {
+  PeerConnection(Connection<?> connection, OutboundQueue outbound, boolean dialer, NodeId expectedPeer, Blob localNonce,
+      long openedAt, boolean holdsUnauthenticatedSlot) {
     this.connection = connection;
+    this.outbound = outbound;
+    this.replies = new ReplyBatch(outbound);
     this.dialer = dialer;
     this.peer = expectedPeer;
     this.localNonce = localNonce;
@@ -113,6 +115,11 @@ final class PeerConnection {
 
   long nextCorrelationId() {
     return correlation.incrementAndGet();
+  }
+
+  /** The highest correlation id this side has used: a reply naming a higher one answers nothing ever sent. */
+  long lastCorrelationId() {
+    return correlation.get();
   }
 
   String describe() {

@@ -14,6 +14,11 @@ import java.util.stream.Collectors;
  * @param refusals every refusal by cause, including the above
  * @param unauthenticatedConnections accepted connections now in their handshake
  * @param refusedMembers members of the view whose last probe found they could not prove the secret
+ * @param framesWritten frames written (requests, replies, handshakes), and {@code writes} the socket writes they
+ *     took: their ratio is the group commit's batch size
+ * @param rangeAcks cumulative acknowledgements received, each standing for one or more requests
+ * @param acksForNothingSent replies naming a request id this node never sent on that connection (refused, and
+ *     counted among {@code refusedFrames} too)
  */
 public record TransportStats(
     long connectionsAccepted,
@@ -27,7 +32,11 @@ public record TransportStats(
     long requestsServed,
     Map<RefusalCause, Long> refusals,
     int unauthenticatedConnections,
-    int refusedMembers) {
+    int refusedMembers,
+    long framesWritten,
+    long writes,
+    long rangeAcks,
+    long acksForNothingSent) {
 
   public TransportStats {
     refusals = Map.copyOf(refusals);

@@ -278,7 +278,7 @@ class GrizzlyTransportHostileNetworkTest {
     RawPeer wrong = new RawPeer(server.localAddress(), new NodeId("wrong"));
     toClose.add(wrong);
 
-    future.send(new Message.Handshake(2, CLUSTER, future.id, Blob.wrap(new byte[16]), Blob.EMPTY));
+    future.send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION + 1, CLUSTER, future.id, Blob.wrap(new byte[16]), Blob.EMPTY));
     wrong.authenticate(CLUSTER, "not-the-shared-secret".getBytes(StandardCharsets.UTF_8));
 
     await().atMost(Duration.ofSeconds(2)).until(future::isClosedByPeer);

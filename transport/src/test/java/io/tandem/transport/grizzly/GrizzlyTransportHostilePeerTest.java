@@ -115,7 +115,7 @@ class GrizzlyTransportHostilePeerTest {
     RawPeer future = raw(server, "future");
 
     stranger.send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION, "another-cluster", stranger.id, io.tandem.core.session.Blob.EMPTY, io.tandem.core.session.Blob.EMPTY));
-    future.send(new Message.Handshake(2, CLUSTER, future.id, io.tandem.core.session.Blob.EMPTY, io.tandem.core.session.Blob.EMPTY));
+    future.send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION + 1, CLUSTER, future.id, io.tandem.core.session.Blob.EMPTY, io.tandem.core.session.Blob.EMPTY));
 
     await().atMost(Duration.ofSeconds(5)).until(stranger::isClosedByPeer);
     await().atMost(Duration.ofSeconds(5)).until(future::isClosedByPeer);
