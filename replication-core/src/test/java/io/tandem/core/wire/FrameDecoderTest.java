@@ -85,7 +85,7 @@ class FrameDecoderTest {
     byte[] unknownType = frame(7, new Message.Ack(1, 1));
     unknownType[5] = (byte) 200;
     byte[] otherVersion = frame(8, new Message.Ack(1, 1));
-    otherVersion[4] = 2;
+    otherVersion[4] = 9;
     byte[] badFlags = frame(9, new Message.Ack(1, 1));
     badFlags[6] = (byte) 0x80;
     byte[] good = frame(10, new Message.Ack(2, 2));
@@ -96,8 +96,8 @@ class FrameDecoderTest {
         .isInstanceOfSatisfying(UnknownMessageTypeException.class, e -> assertThat(e.correlationId()).isEqualTo(7))
         .hasMessageContaining("200");
     assertThatThrownBy(decoder::next)
-        .isInstanceOfSatisfying(UnsupportedProtocolVersionException.class, e -> assertThat(e.version()).isEqualTo(2))
-        .hasMessageContaining("protocol version 2");
+        .isInstanceOfSatisfying(UnsupportedProtocolVersionException.class, e -> assertThat(e.version()).isEqualTo(9))
+        .hasMessageContaining("protocol version 9");
     assertThatThrownBy(decoder::next)
         .isInstanceOfSatisfying(MalformedMessageException.class, e -> assertThat(e.correlationId()).isEqualTo(9));
     assertThat(decoder.next()).isEqualTo(new Envelope(10, false, new Message.Ack(2, 2)));

@@ -875,6 +875,11 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         counters.acksForNothingSent.sum());
   }
 
+  /** Whether an authenticated connection to {@code peer} is ready for requests. */
+  boolean connectedTo(NodeId peer) {
+    return ready.containsKey(peer);
+  }
+
   /** Outbound bytes queued for {@code peer} and not yet written to its socket. */
   public long queuedBytes(NodeId peer) {
     PeerConnection connection = ready.get(peer);

@@ -1,0 +1,108 @@
+package io.tandem.transport.grizzly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.Test;
+
+/** Group commit with a sink the test drives: when the I/O thread runs, and what each write carries. */
+class OutboundQueueTest {
+  private final List<Runnable> scheduled = new ArrayList<>();
+  private final List<ByteBuffer> writes = new ArrayList<>();
+  private final List<Runnable> completions = new ArrayList<>();
+  private final LongAdder framesWritten = new LongAdder();
+  private final LongAdder writeCount = new LongAdder();
+  private final OutboundQueue queue = new OutboundQueue(new OutboundQueue.Sink() {
+    @Override
+    public void schedule(Runnable flush) {
+      scheduled.add(flush);
+    }
+
+    @Override
+    public void write(ByteBuffer batch, Runnable written) {
+      writes.add(batch);
+      completions.add(written);
+    }
+  }, framesWritten, writeCount);
+
+  private static ByteBuffer frame(int size, int fill) {
+    ByteBuffer b = ByteBuffer.allocate(size);
+    while (b.hasRemaining()) {
+      b.put((byte) fill);
+    }
+    return b.flip();
+  }
+
+  private void runScheduled() {
+    List<Runnable> now = List.copyOf(scheduled);
+    scheduled.clear();
+    now.forEach(Runnable::run);
+  }
+
+  @Test
+  void framesHandedOverBeforeTheFlushRuns_leaveInOneWrite_inOrder() {
+    queue.enqueue(frame(3, 1));
+    queue.enqueue(frame(2, 2));
+    queue.enqueue(frame(4, 3));
+
+    assertThat(scheduled).as("one wake-up of the I/O thread for the three").hasSize(1);
+    runScheduled();
+
+    assertThat(writes).hasSize(1);
+    byte[] bytes = new byte[writes.get(0).remaining()];
+    writes.get(0).get(bytes);
+    assertThat(bytes).containsExactly(1, 1, 1, 2, 2, 3, 3, 3, 3);
+    assertThat(framesWritten.sum()).isEqualTo(3);
+    assertThat(writeCount.sum()).isEqualTo(1);
+    assertThat(queue.queuedBytes()).as("counted until the socket took them").isEqualTo(9);
+    completions.forEach(Runnable::run);
+    assertThat(queue.queuedBytes()).isZero();
+  }
+
+  @Test
+  void aFrameHandedOverAfterTheFlushStarted_schedulesTheNextFlush() {
+    queue.enqueue(frame(1, 1));
+    runScheduled();
+    queue.enqueue(frame(1, 2));
+
+    assertThat(scheduled).hasSize(1);
+    runScheduled();
+    assertThat(writes).hasSize(2);
+  }
+
+  @Test
+  void aBacklogLargerThanOneBatch_isWrittenInSeveralWritesByOneFlush() {
+    int big = OutboundQueue.MAX_BATCH_BYTES / 2 + 1;
+    queue.enqueue(frame(big, 1));
+    queue.enqueue(frame(big, 2));
+    queue.enqueue(frame(10, 3));
+
+    runScheduled();
+
+    assertThat(writes).extracting(ByteBuffer::remaining).containsExactly(big, big + 10);
+    assertThat(scheduled).isEmpty();
+  }
+
+  @Test
+  void reserve_refusesPastTheLimit_andReleaseGivesBytesBack() {
+    assertThat(queue.reserve(60, 100)).isTrue();
+    assertThat(queue.reserve(50, 100)).as("110 > 100").isFalse();
+    assertThat(queue.queuedBytes()).isEqualTo(60);
+    queue.release(60);
+    assertThat(queue.queuedBytes()).isZero();
+  }
+
+  @Test
+  void close_dropsWhatWasNotWritten_andCountsItsBytesOff() {
+    queue.enqueue(frame(5, 1));
+    queue.close();
+    runScheduled();
+    queue.enqueue(frame(7, 2));
+
+    assertThat(writes).isEmpty();
+    assertThat(queue.queuedBytes()).isZero();
+  }
+}
