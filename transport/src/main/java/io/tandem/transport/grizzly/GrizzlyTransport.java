@@ -1,23 +1,17 @@
 package io.tandem.transport.grizzly;
 
-import io.tandem.core.config.Units;
 import io.tandem.core.logging.RateLimitedLog;
-import io.tandem.core.session.Blob;
 import io.tandem.core.spi.BackPressureException;
 import io.tandem.core.spi.Member;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.PeerUnreachableException;
-import io.tandem.core.spi.RemoteHandlerException;
 import io.tandem.core.spi.RequestHandler;
 import io.tandem.core.spi.Transport;
-import io.tandem.core.spi.TransportException;
 import io.tandem.core.wire.CorruptFrameException;
 import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.MessageCodec;
-import io.tandem.core.wire.UnknownMessageTypeException;
-import io.tandem.core.wire.UnsupportedProtocolVersionException;
 import io.tandem.core.wire.WireException;
 import io.tandem.transport.membership.MemberProber;
 import io.tandem.transport.membership.ProbeOutcome;
@@ -43,20 +37,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.LongAdder;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.EmptyCompletionHandler;
-import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.filterchain.TransportFilter;
-import org.glassfish.grizzly.memory.Buffers;
-import org.glassfish.grizzly.nio.NIOConnection;
-import org.glassfish.grizzly.nio.SelectorRunner;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
@@ -70,9 +58,16 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  * the cluster's shared secret before anything else is read; optionally the connection runs over TLS.
  *
  * <p>Frames are cut and decoded by core's {@code FrameDecoder} (the maximum frame size is enforced before anything
- * is buffered). A bad frame is answered with a {@code Nack} naming the cause and the connection goes on; lost
- * framing closes the connection. Outbound bytes not yet written are bounded per peer; past the bound requests
- * fail at once with {@link BackPressureException} instead of queueing.
+ * is buffered) and handled by {@link InboundFrames}. A bad frame is answered with a {@code Nack} naming the cause
+ * and the connection goes on; lost framing closes the connection.
+ *
+ * <p>The hot path is batched at both ends. A request is encoded on the caller's thread and handed to the connection's
+ * {@link OutboundQueue}; its selector thread writes everything handed over since its last flush in one write (group
+ * commit). The peer applies what one read brought in and acknowledges it with one {@link
+ * io.tandem.core.wire.Message.AckRange} frame ({@link ReplyBatch}); refusals and other replies travel alone. Each
+ * pending request keeps its own deadline ({@link PendingReplies}), enforced by one periodic {@link DeadlineSweep}.
+ * Outbound bytes not yet written are bounded per peer; past the bound requests fail at once with {@link
+ * BackPressureException} instead of queueing.
  *
  * <p>Implementation notes:
  *
@@ -81,12 +76,14 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  *       its selector thread, which gives the contract's per-sender order and no concurrent handling.
  *   <li>{@code ready} (authenticated connection per peer), {@code byConnection} and {@code addresses} are
  *       concurrent maps. {@code waiting} (requests queued until a peer's connection is ready) and {@code dialing}
- *       are guarded by {@code lock}, as is the decision to queue or send. Queued requests leave in order because
- *       one thread drains a peer's queue and later requests join it until it is empty.
+ *       are guarded by {@code lock}, as is the decision to queue; a send on a ready connection with nothing queued
+ *       takes no lock (see {@link #request}). Queued requests leave in order because one thread drains a peer's
+ *       queue and later requests join it until it is empty.
  *   <li>No lock is held while a future is completed, a frame is written or a connection is dialed: a caller may
  *       hold a session lock that a future's callback also takes. Sending and closing need no lock between them
  *       (see {@link #send}).
- *   <li>Timers (request and connect timeouts, redials) run on one {@code tandem-transport-timer-<node>} thread.
+ *   <li>Timers (the deadline sweep, connect timeouts of queued requests, redials) run on one {@code
+ *       tandem-transport-timer-<node>} thread.
  * </ul>
  */
 public final class GrizzlyTransport implements Transport, MemberProber {
@@ -117,9 +114,11 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   private final Map<SocketAddress, NodeId> dialing = new HashMap<>();
   private final Map<NodeId, Duration> backoff = new ConcurrentHashMap<>();
   private final ScheduledExecutorService timer;
-  private final Counters counters = new Counters();
+  private final TransportCounters counters = new TransportCounters();
   private TCPNIOTransport grizzly;
-  private volatile RequestHandler handler;
+  /** Set once by {@link #start}, before any connection can read. */
+  private volatile InboundFrames inbound;
+  private final DeadlineSweep deadlines;
   private volatile InetSocketAddress boundAddress;
   private volatile boolean closed;
   private volatile Hooks hooks = Hooks.NONE;
@@ -157,19 +156,6 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     this.hooks = testHooks;
   }
 
-  private static final class Counters {
-    final LongAdder accepted = new LongAdder();
-    final LongAdder dialed = new LongAdder();
-    final LongAdder backPressure = new LongAdder();
-    final LongAdder sent = new LongAdder();
-    final LongAdder timedOut = new LongAdder();
-    final LongAdder served = new LongAdder();
-    final LongAdder rangeAcks = new LongAdder();
-    final LongAdder acksForNothingSent = new LongAdder();
-    final LongAdder framesWritten = new LongAdder();
-    final LongAdder writes = new LongAdder();
-  }
-
   public GrizzlyTransport(GrizzlyTransportConfig config) {
     this(config, new RateLimitedLog(LOG), System::nanoTime);
   }
@@ -185,6 +171,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     this.authenticator = new PeerAuthenticator(config.sharedSecret(), config.clusterName());
     this.handshake = new HandshakeProtocol(config, authenticator, new HandshakeLink());
     this.memberProbe = new MemberProbe(config, authenticator);
+    this.deadlines = new DeadlineSweep(config, nanoClock, this::refuse, counters);
     this.timer = Executors.newSingleThreadScheduledExecutor(daemon("tandem-transport-timer-" + local.value()));
     AtomicInteger probeThreads = new AtomicInteger();
     this.probes = new ThreadPoolExecutor(0, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
@@ -219,7 +206,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     if (grizzly != null) {
       throw new IllegalStateException("already started");
     }
-    this.handler = requestHandler;
+    this.inbound = new InboundFrames(requestHandler, handshake, refusals, counters);
     FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter());
     if (config.tls() != null) {
       SSLEngineConfigurator server = new SSLEngineConfigurator(config.tls(), false, true, true);
@@ -236,7 +223,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         .setProcessor(chain.build())
         .build();
     grizzly.start();
-    long period = sweepPeriodMillis();
+    long period = deadlines.periodMillis();
     timer.scheduleWithFixedDelay(this::sweepSafely, period, period, TimeUnit.MILLISECONDS);
     TCPNIOServerConnection server = grizzly.bind(config.bindHost(), config.port());
     boundAddress = (InetSocketAddress) server.getLocalAddress();
@@ -375,7 +362,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   /**
    * Sends one request on a ready connection, with no lock held: the frame is encoded on the caller's thread and handed
    * to the connection's {@link OutboundQueue}, whose I/O thread writes it along with whatever else is queued. The
-   * request's deadline is kept with its pending entry and enforced by the {@link #sweep}: no timer task per request.
+   * request's deadline is kept with its pending entry and enforced by the {@link DeadlineSweep}: no timer task per request.
    *
    * <p>Closing races sending without a lock between them: {@link #closed} marks the connection CLOSED and then
    * fails what is pending; a send registers its pending reply and then checks for CLOSED. Whichever runs second
@@ -409,51 +396,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     connection.outbound.enqueueReserved(frame);
   }
 
-  private void respond(PeerConnection connection, long correlationId, Message reply) {
-    if (connection.state() != PeerConnection.State.CLOSED) { // a frame queued on a connection closed meanwhile is dropped
-      connection.outbound.enqueue(MessageCodec.encode(new Envelope(correlationId, true, reply)));
-    }
-  }
-
   private OutboundQueue outbound(Connection<?> connection) {
-    return new OutboundQueue(sink(connection), counters.framesWritten, counters.writes);
-  }
-
-  /** Frames of {@code connection} are written by its selector thread, after whatever that thread is doing now. */
-  @SuppressWarnings("unchecked")
-  private OutboundQueue.Sink sink(Connection<?> connection) {
-    Connection<SocketAddress> socket = (Connection<SocketAddress>) connection;
-    NIOConnection nio = (NIOConnection) connection;
-    return new OutboundQueue.Sink() {
-      @Override
-      public void schedule(Runnable flush) {
-        SelectorRunner runner = nio.getSelectorRunner();
-        if (runner == null) {
-          flush.run(); // not registered with a selector (yet, or any more); OutboundQueue keeps flushes apart
-          return;
-        }
-        grizzly.getSelectorHandler().enque(runner, () -> {
-          flush.run();
-          return true;
-        }, null);
-      }
-
-      @Override
-      public void write(ByteBuffer batch, Runnable written) {
-        socket.write(Buffers.wrap(grizzly.getMemoryManager(), batch), new EmptyCompletionHandler<WriteResult<Buffer, SocketAddress>>() {
-          @Override
-          public void completed(WriteResult<Buffer, SocketAddress> result) {
-            written.run();
-          }
-
-          @Override
-          public void failed(Throwable error) {
-            written.run();
-            socket.closeSilently();
-          }
-        });
-      }
-    };
+    return new OutboundQueue(new SelectorThreadSink(connection, grizzly), counters.framesWritten, counters.writes);
   }
 
   // ---- connections -----------------------------------------------------------------------------------------------
@@ -631,7 +575,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
           } catch (WireException e) {
             completedAFrame = true;
             if (connection.state() == PeerConnection.State.READY) {
-              refuseFrame(connection, e);
+              inbound.refuseFrame(connection, e);
             } else {
               handshake.badFrame(connection, e);
             }
@@ -641,7 +585,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
             break;
           }
           completedAFrame = true;
-          onEnvelope(connection, envelope);
+          inbound.onEnvelope(connection, envelope);
         }
       } finally {
         input.tryDispose();
@@ -658,86 +602,6 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         closed(connection);
       }
       return ctx.getInvokeAction();
-    }
-  }
-
-  /** A frame an authenticated peer sent that could not be read: answered with a Nack, the connection goes on. */
-  private void refuseFrame(PeerConnection connection, WireException e) {
-    refusals.refuse(RefusalCause.REFUSED_FRAME, connection.connection.getPeerAddress(),
-        "Refused a frame from " + connection.describe() + ": " + e.getMessage());
-    long id = e.correlationId();
-    if (id <= 0) {
-      return;
-    }
-    if (connection.pending.fail(id, new TransportException(connection.peer(), "peer sent an unreadable reply: " + e.getMessage(), e))) {
-      return;
-    }
-    Message.Nack.Reason reason = e instanceof UnknownMessageTypeException || e instanceof UnsupportedProtocolVersionException
-        ? Message.Nack.Reason.UNSUPPORTED : Message.Nack.Reason.REFUSED;
-    respond(connection, id, new Message.Nack(reason, 0, 0, e.getMessage()));
-  }
-
-  private void onEnvelope(PeerConnection connection, Envelope envelope) {
-    if (connection.state() != PeerConnection.State.READY) {
-      handshake.onEnvelope(connection, envelope);
-      return;
-    }
-    if (envelope.response()) {
-      onReply(connection, envelope);
-      return;
-    }
-    if (envelope.message() instanceof Message.Handshake || envelope.message() instanceof Message.AckRange) {
-      respond(connection, envelope.correlationId(), new Message.Nack(Message.Nack.Reason.UNSUPPORTED, 0, 0,
-          "a " + envelope.message().type() + " is not a request" + (envelope.message() instanceof Message.Handshake ? " (already authenticated)" : "")));
-      return;
-    }
-    counters.served.increment();
-    long id = envelope.correlationId();
-    Message request = envelope.message();
-    CompletableFuture<Message> handled;
-    try {
-      handled = handler.handle(connection.peer(), request).toCompletableFuture();
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "Request handler failed on a " + request.type() + " from " + connection.describe(), e);
-      respond(connection, id, new Message.Nack(Message.Nack.Reason.HANDLER_FAILED, 0, 0, e.toString()));
-      return;
-    }
-    if (handled.isDone() && !handled.isCompletedExceptionally() && handled.getNow(null) != null) {
-      // Answered during this read (backup updates are): an ack that says no more than "applied as sent" joins the
-      // read's range; anything else goes out on its own.
-      Message reply = handled.getNow(null);
-      if (reply.equals(Message.AckRange.impliedBy(request))) {
-        connection.replies.acknowledged(id);
-      } else {
-        respond(connection, id, reply);
-      }
-      return;
-    }
-    handled.whenComplete((reply, failure) -> {
-      if (failure != null || reply == null) {
-        respond(connection, id, new Message.Nack(Message.Nack.Reason.HANDLER_FAILED, 0, 0, String.valueOf(failure)));
-      } else {
-        respond(connection, id, reply);
-      }
-    });
-  }
-
-  /** A reply to a request of ours: one request's answer, or a range of acknowledgements. */
-  private void onReply(PeerConnection connection, Envelope envelope) {
-    long lastId = envelope.correlationId();
-    if (lastId > connection.lastCorrelationId() || lastId <= 0) {
-      // Nothing with that id was ever sent here: a confused or hostile peer. Nothing is completed by it.
-      counters.acksForNothingSent.increment();
-      refusals.refuse(RefusalCause.REFUSED_FRAME, connection.connection.getPeerAddress(), "Refused a " + envelope.message().type()
-          + " from " + connection.describe() + ": it answers request " + lastId + ", and the last one sent was "
-          + connection.lastCorrelationId());
-      return;
-    }
-    if (envelope.message() instanceof Message.AckRange range) {
-      counters.rangeAcks.increment();
-      connection.pending.acknowledgeRange(connection.peer(), lastId, range.count());
-    } else {
-      connection.pending.answer(connection.peer(), lastId, envelope.message()); // false: timed out already
     }
   }
 
@@ -774,57 +638,14 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     }
   }
 
-  /**
-   * One sweep, every {@link #sweepPeriodMillis}, in place of a timer per connection or per request: closes
-   * connections still in their handshake past the handshake deadline, and authenticated connections that started a
-   * frame and have not finished it within the stalled-frame deadline (a half-open peer, or one writing a byte a
-   * second); fails requests whose reply is past the request timeout.
-   */
-  private void sweep() {
-    long now = nanoClock.getAsLong();
-    long handshakeNanos = config.handshakeTimeout().toNanos();
-    long stalledNanos = config.stalledFrameTimeout().toNanos();
-    for (PeerConnection connection : byConnection.values()) {
-      PeerConnection.State state = connection.state();
-      if (state == PeerConnection.State.CLOSED) {
-        continue;
-      }
-      if (state != PeerConnection.State.READY) {
-        if (now - connection.openedAt > handshakeNanos) {
-          refuse(connection, RefusalCause.HANDSHAKE_TIMEOUT, "did not complete the handshake within " + Units.format(config.handshakeTimeout()));
-        }
-        continue;
-      }
-      long started = connection.frameStartedAt();
-      if (started != 0 && now - started > stalledNanos) {
-        refuse(connection, RefusalCause.STALLED_FRAME,
-            "started a frame and did not finish it within " + Units.format(config.stalledFrameTimeout()));
-        continue;
-      }
-      if (!connection.pending.isEmpty()) {
-        counters.timedOut.add(connection.pending.expire(now, String.valueOf(connection.peer().value()), config.requestTimeout().toMillis()));
-      }
-    }
-  }
-
   /** Runs one deadline sweep now, on the caller's thread (tests with an injected clock). */
   void sweepNow() {
-    sweep();
-  }
-
-  /**
-   * Often enough that a request fails within a tenth of its timeout after it (500ms: within 50ms), and a handshake or
-   * stalled frame within a quarter of theirs; never more than 100 times a second.
-   */
-  private long sweepPeriodMillis() {
-    long shortest = Math.min(Math.min(config.handshakeTimeout().toMillis(), config.stalledFrameTimeout().toMillis()) / 4,
-        config.requestTimeout().toMillis() / 10);
-    return Math.max(10, Math.min(1000, shortest));
+    deadlines.sweep(byConnection.values());
   }
 
   private void sweepSafely() {
     try {
-      sweep();
+      sweepNow();
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "Tandem transport " + local.value() + ": connection deadline sweep failed", e);
     }

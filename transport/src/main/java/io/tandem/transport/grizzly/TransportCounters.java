@@ -1,0 +1,17 @@
+package io.tandem.transport.grizzly;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** The transport's event counts, incremented on any thread; read for {@link TransportStats}. */
+final class TransportCounters {
+  final LongAdder accepted = new LongAdder();
+  final LongAdder dialed = new LongAdder();
+  final LongAdder backPressure = new LongAdder();
+  final LongAdder sent = new LongAdder();
+  final LongAdder timedOut = new LongAdder();
+  final LongAdder served = new LongAdder();
+  final LongAdder rangeAcks = new LongAdder();
+  final LongAdder acksForNothingSent = new LongAdder();
+  final LongAdder framesWritten = new LongAdder();
+  final LongAdder writes = new LongAdder();
+  }
