@@ -16,6 +16,8 @@ import java.util.Set;
  * copies them once into a map of this backup's own, and later deltas change that map in place. Nobody outside sees
  * it: {@link #snapshot()} hands out an immutable copy, made when first asked for after a change and reused until
  * the next one, so a snapshot handed out never changes, whoever holds it (state transfer, promotion, migration).
+ * The copy then replaces the backup's own map (one map per backup, never two), and the next delta copies again:
+ * a backup that is read between updates pays one copy per read, one that is only updated pays none.
  *
  * <p>Implementation notes: not thread-safe; every instance is reached only through the store, under its lock.
  */
@@ -122,6 +124,9 @@ final class HeldBackup {
   SessionSnapshot snapshot() {
     if (snapshot == null) {
       snapshot = new SessionSnapshot(id, epoch, version, metadata, attributes); // copies our own map
+      // Keep one map, not two: the next delta copies the snapshot's, as after a full session.
+      attributes = snapshot.attributes();
+      ownMap = false;
     }
     return snapshot;
   }

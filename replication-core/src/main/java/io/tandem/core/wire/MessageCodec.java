@@ -258,7 +258,7 @@ public final class MessageCodec {
 
   private static Map<String, Blob> readBlobs(WireReader r, String what) {
     int n = r.count(what, 8);
-    Map<String, Blob> blobs = new HashMap<>(n + n / 3 + 1); // no rehash; n is bounded by the bytes left
+    Map<String, Blob> blobs = new HashMap<>(); // grows as entries arrive, never from the declared count alone
     for (int i = 0; i < n; i++) {
       String name = r.string(what + " name");
       if (blobs.put(name, r.blob(what + " value")) != null) {
