@@ -1,7 +1,5 @@
 package io.tandem.core.backup;
 
-import io.tandem.core.session.Blob;
-import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.Message;
@@ -25,22 +23,36 @@ import java.util.function.Predicate;
  * with a {@link Nack} that tells the owner what to do (send the full session on a gap, stop owning on a stale
  * epoch). A backup is never expired while its owner is alive: expiry belongs to the owner.
  *
- * <p>Implementation notes: every method is {@code synchronized} on the store. Updates arrive one at a time per
- * owner (the transport contract) and are cheap map operations on bytes already decoded, so one lock costs little
- * and keeps {@code bytesHeld} exact.
+ * <p>A delta is applied in place ({@link HeldBackup}): it costs what it carries, not a copy of the session. The
+ * snapshots this store hands out ({@link #entry}, {@link #take}, {@link #heldFor}) are immutable and never change
+ * afterwards; one is made (one copy of the attributes) when first asked for after a change.
+ *
+ * <p>Implementation notes: every method is {@code synchronized} on the store, and every field and every {@link
+ * HeldBackup} is guarded by that lock. Updates arrive one at a time per owner (the transport contract) and are
+ * cheap map operations on bytes already decoded, so one lock costs little and keeps {@code bytesHeld} exact.
  */
 public final class BackupStore {
   private final InstantSource clock;
   private final Duration tombstoneTtl;
-  private final Map<String, BackupEntry> entries = new HashMap<>();
+  @GuardedBy("this")
+  private final Map<String, HeldBackup> entries = new HashMap<>();
+  @GuardedBy("this")
   private final Map<String, Tombstone> tombstones = new HashMap<>();
+  @GuardedBy("this")
   private long bytesHeld;
+  @GuardedBy("this")
   private long appliedFull;
+  @GuardedBy("this")
   private long appliedDelta;
+  @GuardedBy("this")
   private long touchesApplied;
+  @GuardedBy("this")
   private long touchesUnknown;
+  @GuardedBy("this")
   private long gaps;
+  @GuardedBy("this")
   private long stale;
+  @GuardedBy("this")
   private long refusedInvalidated;
 
   public BackupStore(InstantSource clock, Duration tombstoneTtl) {
@@ -71,9 +83,8 @@ public final class BackupStore {
     if (refused.isPresent()) {
       return refused.get();
     }
-    BackupEntry held = entries.get(s.id());
-    if (held != null) {
-      SessionSnapshot h = held.snapshot();
+    HeldBackup h = entries.get(s.id());
+    if (h != null) {
       if (h.epoch() > s.epoch()) {
         return stale(h, s.id());
       }
@@ -81,7 +92,7 @@ public final class BackupStore {
         return new Ack(h.epoch(), h.version());
       }
     }
-    put(new BackupEntry(owner, s));
+    put(new HeldBackup(owner, s));
     appliedFull++;
     return new Ack(s.epoch(), s.version());
   }
@@ -91,12 +102,11 @@ public final class BackupStore {
     if (refused.isPresent()) {
       return refused.get();
     }
-    BackupEntry held = entries.get(d.sessionId());
-    if (held == null) {
+    HeldBackup h = entries.get(d.sessionId());
+    if (h == null) {
       gaps++;
       return new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + d.sessionId());
     }
-    SessionSnapshot h = held.snapshot();
     if (h.epoch() > d.epoch()) {
       return stale(h, d.sessionId());
     }
@@ -112,11 +122,10 @@ public final class BackupStore {
       return new Nack(Nack.Reason.GAP, h.epoch(), h.version(),
           "backup is at version " + h.version() + ", delta starts at " + d.baseVersion());
     }
-    Map<String, Blob> attributes = new HashMap<>(h.attributes());
-    d.removed().forEach(attributes::remove);
-    attributes.putAll(d.set());
-    SessionMetadata metadata = d.metadata() != null ? d.metadata() : h.metadata();
-    put(new BackupEntry(owner, new SessionSnapshot(h.id(), h.epoch(), d.version(), metadata, attributes)));
+    h.owner(owner); // as a full session would: the sender owns it now
+    long before = h.size();
+    h.applyDelta(d.version(), d.metadata(), d.set(), d.removed());
+    bytesHeld += h.size() - before;
     appliedDelta++;
     return new Ack(h.epoch(), d.version());
   }
@@ -124,15 +133,13 @@ public final class BackupStore {
   /** Raises last-access times; never lowers them and never changes versions. Unknown sessions are skipped. */
   public synchronized Message applyTouches(NodeId owner, Message.TouchBatch batch) {
     for (Message.Touch touch : batch.touches()) {
-      BackupEntry held = entries.get(touch.sessionId());
-      if (held == null || held.snapshot().epoch() != touch.epoch()) {
+      HeldBackup h = entries.get(touch.sessionId());
+      if (h == null || h.epoch() != touch.epoch()) {
         touchesUnknown++;
         continue;
       }
-      SessionSnapshot h = held.snapshot();
       if (touch.lastAccessedTime() > h.metadata().lastAccessedTime()) {
-        SessionMetadata touched = h.metadata().withLastAccessedTime(touch.lastAccessedTime());
-        put(new BackupEntry(held.owner(), new SessionSnapshot(h.id(), h.epoch(), h.version(), touched, h.attributes())));
+        h.touch(touch.lastAccessedTime());
       }
       touchesApplied++;
     }
@@ -141,9 +148,9 @@ public final class BackupStore {
 
   public synchronized Message invalidate(NodeId owner, Message.Invalidate invalidate) {
     String id = invalidate.sessionId();
-    BackupEntry held = entries.get(id);
-    if (held != null && held.snapshot().epoch() > invalidate.epoch()) {
-      return stale(held.snapshot(), id);
+    HeldBackup held = entries.get(id);
+    if (held != null && held.epoch() > invalidate.epoch()) {
+      return stale(held, id);
     }
     if (held != null) {
       remove(id);
@@ -162,12 +169,11 @@ public final class BackupStore {
     if (change.oldId().equals(change.newId())) {
       return new Nack(Nack.Reason.REFUSED, 0, 0, "id change from " + change.oldId() + " to itself");
     }
-    BackupEntry held = entries.get(change.oldId());
-    if (held == null) {
+    HeldBackup h = entries.get(change.oldId());
+    if (h == null) {
       gaps++;
       return new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + change.oldId());
     }
-    SessionSnapshot h = held.snapshot();
     if (h.epoch() > change.epoch()) {
       return stale(h, change.oldId());
     }
@@ -178,7 +184,9 @@ public final class BackupStore {
     }
     remove(change.oldId());
     tombstones.put(change.oldId(), new Tombstone(change.epoch(), clock.millis()));
-    put(new BackupEntry(owner, new SessionSnapshot(change.newId(), h.epoch(), change.version(), h.metadata(), h.attributes())));
+    h.owner(owner);
+    h.changeId(change.newId(), change.version());
+    put(h);
     return new Ack(h.epoch(), change.version());
   }
 
@@ -190,21 +198,22 @@ public final class BackupStore {
     tombstones.put(id, new Tombstone(epoch, clock.millis()));
   }
 
+  /** The backup of {@code id} as it is now; the snapshot never changes afterwards. */
   public synchronized Optional<BackupEntry> entry(String id) {
-    return Optional.ofNullable(entries.get(id));
+    return Optional.ofNullable(entries.get(id)).map(BackupStore::handOut);
   }
 
   /** Removes and returns a backup for promotion; no tombstone, the session lives on elsewhere. */
   public synchronized Optional<BackupEntry> take(String id) {
-    BackupEntry held = entries.get(id);
+    HeldBackup held = entries.get(id);
     if (held != null) {
       remove(id);
     }
-    return Optional.ofNullable(held);
+    return Optional.ofNullable(held).map(BackupStore::handOut);
   }
 
   public synchronized List<BackupEntry> heldFor(NodeId owner) {
-    return entries.values().stream().filter(e -> e.owner().equals(owner)).toList();
+    return entries.values().stream().filter(e -> e.owner().equals(owner)).map(BackupStore::handOut).toList();
   }
 
   public synchronized Set<NodeId> owners() {
@@ -234,11 +243,11 @@ public final class BackupStore {
   public synchronized List<String> expireOrphans(Predicate<NodeId> ownerAlive, long graceMillis) {
     long now = clock.millis();
     List<String> expired = new ArrayList<>();
-    for (BackupEntry entry : List.copyOf(entries.values())) {
-      if (!ownerAlive.test(entry.owner()) && entry.snapshot().metadata().isExpiredAt(now, graceMillis)) {
-        String id = entry.snapshot().id();
+    for (HeldBackup entry : List.copyOf(entries.values())) {
+      if (!ownerAlive.test(entry.owner()) && entry.metadata().isExpiredAt(now, graceMillis)) {
+        String id = entry.id();
         remove(id);
-        tombstones.put(id, new Tombstone(entry.snapshot().epoch(), now));
+        tombstones.put(id, new Tombstone(entry.epoch(), now));
         expired.add(id);
       }
     }
@@ -268,24 +277,28 @@ public final class BackupStore {
     return Optional.of(new Nack(Nack.Reason.INVALIDATED, tombstone.epoch(), 0, "session " + id + " was invalidated"));
   }
 
-  private Nack stale(SessionSnapshot held, String id) {
+  private Nack stale(HeldBackup held, String id) {
     stale++;
     return new Nack(Nack.Reason.STALE_EPOCH, held.epoch(), held.version(),
         "backup of session " + id + " is at epoch " + held.epoch());
   }
 
-  private void put(BackupEntry entry) {
-    BackupEntry previous = entries.put(entry.snapshot().id(), entry);
+  private static BackupEntry handOut(HeldBackup held) {
+    return new BackupEntry(held.owner(), held.snapshot());
+  }
+
+  private void put(HeldBackup entry) {
+    HeldBackup previous = entries.put(entry.id(), entry);
     if (previous != null) {
-      bytesHeld -= previous.snapshot().serializedSize();
+      bytesHeld -= previous.size();
     }
-    bytesHeld += entry.snapshot().serializedSize();
+    bytesHeld += entry.size();
   }
 
   private void remove(String id) {
-    BackupEntry previous = entries.remove(id);
+    HeldBackup previous = entries.remove(id);
     if (previous != null) {
-      bytesHeld -= previous.snapshot().serializedSize();
+      bytesHeld -= previous.size();
     }
   }
 }

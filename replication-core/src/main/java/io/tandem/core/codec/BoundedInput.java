@@ -3,14 +3,15 @@ package io.tandem.core.codec;
 import com.esotericsoftware.kryo.io.Input;
 
 /**
- * A Kryo input over a complete byte array that refuses any declared length larger than the bytes left, before
+ * A Kryo input over a complete byte array (or a range of one) that refuses any declared length larger than the bytes left, before
  * allocating for it. Every element occupies at least one byte, so a larger length can only come from a corrupt
  * or hostile stream; without this check a 5-byte varint can make Kryo allocate gigabytes.
  */
 final class BoundedInput extends Input {
 
-  BoundedInput(byte[] bytes) {
-    super(bytes);
+  /** Over {@code count} bytes of {@code bytes} from {@code offset}; nothing outside that range is read. */
+  BoundedInput(byte[] bytes, int offset, int count) {
+    super(bytes, offset, count);
   }
 
   int remaining() {

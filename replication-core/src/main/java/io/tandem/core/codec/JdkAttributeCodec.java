@@ -57,7 +57,7 @@ public final class JdkAttributeCodec implements AttributeCodec {
           "value", bytes.size(), true, limits.maxValueBytes(), CodecDirection.DESERIALIZING);
     }
     ClassLoader effective = loader != null ? loader : JdkAttributeCodec.class.getClassLoader();
-    return JdkSerialization.deserialize(bytes.bytes(), 0, bytes.size(), effective, filter, limits);
+    return JdkSerialization.deserialize(bytes.array(), bytes.offset(), bytes.size(), effective, filter, limits);
   }
 
   @Override

@@ -22,6 +22,12 @@ import java.util.Optional;
  * <p>Unmodifiable/synchronized collection wrappers and {@code List.of}-style collections are written with
  * (filtered) JDK serialization inside the Kryo stream, so their elements must be {@link java.io.Serializable}.
  *
+ * <p>Each pooled Kryo instance comes with its own output buffer, reused from call to call, so encoding a value
+ * allocates only the returned bytes (once the buffer has grown to the size of the values written). The buffer is
+ * never handed out: the blob gets a copy of exactly the bytes written, so a later value cannot show through an
+ * earlier blob. A buffer that grew past {@value #RETAINED_OUTPUT_BYTES} bytes for an unusually large value is
+ * replaced by a smaller one, so the pool does not hold {@code maxValueBytes} per instance for good.
+ *
  * <p>Pooled Kryo instances keep their per-class registrations (serializers) between calls, which holds those
  * classes, and so their class loaders, for as long as the codec lives: create one codec per web application,
  * not one shared across redeployments.
@@ -29,11 +35,13 @@ import java.util.Optional;
 public final class KryoAttributeCodec implements AttributeCodec {
   private static final int POOL_SIZE = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
   private static final int MEASURE_FACTOR = 4;
+  private static final int INITIAL_OUTPUT_BYTES = 1024;
+  static final int RETAINED_OUTPUT_BYTES = 64 * 1024;
 
   private final ClassFilter filter;
   private final CodecLimits limits;
   private final ClassLoader defaultLoader = KryoAttributeCodec.class.getClassLoader();
-  private final Pool<GuardedKryo> pool;
+  private final Pool<Worker> pool;
 
   public KryoAttributeCodec(ClassFilter filter, CodecLimits limits) {
     this.filter = Objects.requireNonNull(filter, "filter");
@@ -41,10 +49,10 @@ public final class KryoAttributeCodec implements AttributeCodec {
     this.pool =
         new Pool<>(true, false, POOL_SIZE) {
           @Override
-          protected GuardedKryo create() {
+          protected Worker create() {
             GuardedKryo kryo = new GuardedKryo(filter, limits);
             kryo.setClassLoader(defaultLoader);
-            return kryo;
+            return new Worker(kryo, limits.maxValueBytes());
           }
         };
   }
@@ -71,12 +79,14 @@ public final class KryoAttributeCodec implements AttributeCodec {
   public Blob encode(Object value) {
     Objects.requireNonNull(value, "value");
     String className = value.getClass().getName();
-    GuardedKryo kryo = pool.obtain();
+    Worker worker = pool.obtain();
     boolean ok = false;
     try {
-      Output output = new Output(Math.min(256, limits.maxValueBytes()), limits.maxValueBytes());
-      kryo.writeClassAndObject(output, value);
-      byte[] bytes = output.toBytes();
+      Output output = worker.output;
+      output.reset();
+      worker.kryo.writeClassAndObject(output, value);
+      byte[] bytes = output.toBytes(); // a copy of exactly the bytes written: the blob never sees the buffer
+      worker.shrinkIfLarge();
       ok = true;
       return Blob.wrap(bytes);
     } catch (RuntimeException | StackOverflowError | LinkageError e) {
@@ -86,7 +96,7 @@ public final class KryoAttributeCodec implements AttributeCodec {
       }
       throw translate(e, "cannot serialize " + className);
     } finally {
-      release(kryo, ok);
+      release(worker, ok);
     }
   }
 
@@ -97,13 +107,14 @@ public final class KryoAttributeCodec implements AttributeCodec {
       throw new ValueTooLargeException(
           "value", bytes.size(), true, limits.maxValueBytes(), CodecDirection.DESERIALIZING);
     }
-    GuardedKryo kryo = pool.obtain();
+    Worker worker = pool.obtain();
+    GuardedKryo kryo = worker.kryo;
     boolean ok = false;
     try {
       kryo.resolver().beginCall();
       kryo.setClassLoader(loader != null ? loader : defaultLoader);
       kryo.decoding(true);
-      BoundedInput input = new BoundedInput(bytes.bytes());
+      BoundedInput input = new BoundedInput(bytes.array(), bytes.offset(), bytes.size());
       Object value = kryo.readClassAndObject(input);
       if (value == null) {
         throw new CodecException("cannot deserialize value: the bytes hold no value");
@@ -124,15 +135,42 @@ public final class KryoAttributeCodec implements AttributeCodec {
     } finally {
       kryo.decoding(false);
       kryo.setClassLoader(defaultLoader); // never pin a webapp's loader in the pool
-      release(kryo, ok);
+      release(worker, ok);
     }
   }
 
-  private void release(GuardedKryo kryo, boolean ok) {
+  private void release(Worker worker, boolean ok) {
     if (ok) {
-      pool.free(kryo);
+      pool.free(worker);
     } else {
-      kryo.reset(); // drop references to the failed graph; the instance itself is not reused
+      worker.kryo.reset(); // drop references to the failed graph; the instance itself is not reused
+    }
+  }
+
+  /**
+   * A Kryo instance and its reusable output buffer, borrowed together. Implementation notes: owned by the thread
+   * that borrowed it from the pool until it is freed; never shared.
+   */
+  private static final class Worker {
+    final GuardedKryo kryo;
+    private final int maxValueBytes;
+    Output output;
+
+    Worker(GuardedKryo kryo, int maxValueBytes) {
+      this.kryo = kryo;
+      this.maxValueBytes = maxValueBytes;
+      this.output = newOutput(INITIAL_OUTPUT_BYTES);
+    }
+
+    /** Kryo grows the buffer up to {@code maxValueBytes}; only a moderate one is kept for the next call. */
+    void shrinkIfLarge() {
+      if (output.getBuffer().length > RETAINED_OUTPUT_BYTES) {
+        output = newOutput(RETAINED_OUTPUT_BYTES);
+      }
+    }
+
+    private Output newOutput(int initial) {
+      return new Output(Math.min(initial, maxValueBytes), maxValueBytes);
     }
   }
 

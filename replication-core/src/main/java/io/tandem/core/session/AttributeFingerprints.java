@@ -1,6 +1,5 @@
 package io.tandem.core.session;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.zip.CRC32C;
@@ -16,8 +15,8 @@ public final class AttributeFingerprints {
 
   public static long fingerprint(Blob blob) {
     CRC32C crc = new CRC32C();
-    crc.update(blob.bytes());
-    return (crc.getValue() << 32) ^ (Arrays.hashCode(blob.bytes()) & 0xffffffffL);
+    crc.update(blob.array(), blob.offset(), blob.size());
+    return (crc.getValue() << 32) ^ (blob.hashCode() & 0xffffffffL); // Blob.hashCode is Arrays.hashCode
   }
 
   public void record(String name, Blob blob) {

@@ -167,7 +167,8 @@ public final class FrameDecoder {
       throw new MalformedMessageException("unknown flags " + Integer.toBinaryString(flags) + " on a " + type + " frame", correlationId);
     }
     try {
-      Message message = MessageCodec.decodePayload(type, in.slice());
+      // The frame array is this call's alone from now on: large values may stay in it instead of being copied.
+      Message message = MessageCodec.decodePayload(type, in.slice(), true);
       return new Envelope(correlationId, (flags & MessageCodec.FLAG_RESPONSE) != 0, message);
     } catch (MalformedMessageException e) {
       throw new MalformedMessageException(e.getMessage(), correlationId);

@@ -31,21 +31,33 @@ public final class MessageCodec {
 
   private MessageCodec() {}
 
-  /** The complete frame, ready to write. */
+  /**
+   * The complete frame, ready to write, over an array of exactly its size: the message is measured first (a walk
+   * that copies nothing), so the frame is allocated once and each value is copied into it once.
+   */
   public static ByteBuffer encode(Envelope envelope) {
-    WireWriter w = new WireWriter(256);
+    WireWriter measured = WireWriter.measuring();
+    writeFrame(measured, envelope);
+    WireWriter w = WireWriter.sized(measured.position());
+    writeFrame(w, envelope);
+    return w.toBuffer();
+  }
+
+  private static void writeFrame(WireWriter w, Envelope envelope) {
     w.i32(0);
     w.u8(PROTOCOL_VERSION);
     w.u8(envelope.message().type().code());
     w.u8(envelope.response() ? FLAG_RESPONSE : 0);
     w.i64(envelope.correlationId());
     writePayload(w, envelope.message());
-    w.putI32(0, w.position() - LENGTH_BYTES);
-    return w.toBuffer();
+    w.putI32(0, (int) (w.position() - LENGTH_BYTES));
   }
 
   public static byte[] encodeToBytes(Envelope envelope) {
     ByteBuffer frame = encode(envelope);
+    if (frame.arrayOffset() == 0 && frame.position() == 0 && frame.remaining() == frame.array().length) {
+      return frame.array(); // exactly sized, and nobody else holds it
+    }
     byte[] bytes = new byte[frame.remaining()];
     frame.get(bytes);
     return bytes;
@@ -63,9 +75,17 @@ public final class MessageCodec {
     return envelope;
   }
 
-  /** Decodes a payload of the given type; the buffer must hold exactly that payload. */
+  /** Decodes a payload of the given type; the buffer must hold exactly that payload. Values are copied out of it. */
   public static Message decodePayload(MessageType type, ByteBuffer payload) {
-    WireReader r = new WireReader(payload);
+    return decodePayload(type, payload, false);
+  }
+
+  /**
+   * @param mayKeepArray whether nobody writes to the payload's backing array again, so that large values may stay
+   *     in it rather than be copied (see {@link WireReader})
+   */
+  static Message decodePayload(MessageType type, ByteBuffer payload, boolean mayKeepArray) {
+    WireReader r = new WireReader(payload, mayKeepArray);
     Message message;
     try {
       message = readPayload(type, r);
@@ -210,7 +230,7 @@ public final class MessageCodec {
     long epoch = r.i64("epoch");
     long version = r.i64("version");
     SessionMetadata metadata = readMetadata(r);
-    return new SessionSnapshot(id, epoch, version, metadata, readBlobs(r, "attributes"));
+    return SessionSnapshot.owning(id, epoch, version, metadata, readBlobs(r, "attributes")); // built for it alone
   }
 
   private static void writeMetadata(WireWriter w, SessionMetadata m) {
@@ -242,7 +262,7 @@ public final class MessageCodec {
 
   private static Map<String, Blob> readBlobs(WireReader r, String what) {
     int n = r.count(what, 8);
-    Map<String, Blob> blobs = new HashMap<>();
+    Map<String, Blob> blobs = new HashMap<>(); // grows as entries arrive, never from the declared count alone
     for (int i = 0; i < n; i++) {
       String name = r.string(what + " name");
       if (blobs.put(name, r.blob(what + " value")) != null) {

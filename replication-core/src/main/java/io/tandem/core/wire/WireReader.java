@@ -2,19 +2,32 @@ package io.tandem.core.wire;
 
 import io.tandem.core.session.Blob;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Reads big-endian fields from one payload. Every length is checked against the bytes actually remaining before
  * anything is allocated, so a hostile length can never make the reader allocate more than the frame it came in.
+ *
+ * <p>Strings are decoded straight from the payload's array (strict UTF-8, see {@link Utf8}). Blobs are copied out
+ * of the payload, except, when the reader may keep the payload's array, a blob larger than half of that array: it
+ * becomes a range of it, so a large value is not copied a second time after the frame was assembled. At most one
+ * blob per array can be that large, so a blob kept this way holds on to less than twice its own size.
  */
 final class WireReader {
   private final ByteBuffer in;
+  private final boolean mayKeepArray;
 
+  /** A reader that copies every blob: the payload's array may change or be reused after decoding. */
   WireReader(ByteBuffer payload) {
+    this(payload, false);
+  }
+
+  /**
+   * @param mayKeepArray whether nobody will ever write to the payload's backing array again, so blobs may be
+   *     ranges of it
+   */
+  WireReader(ByteBuffer payload, boolean mayKeepArray) {
     this.in = payload;
+    this.mayKeepArray = mayKeepArray && payload.hasArray();
   }
 
   int remaining() {
@@ -59,30 +72,40 @@ final class WireReader {
     return n;
   }
 
-  byte[] bytes(String what) {
+  /** A length-prefixed field's length, checked against the bytes left. */
+  private int length(String what) {
     int n = i32(what + " length");
     need(n, what);
-    byte[] b = new byte[n];
-    in.get(b);
-    return b;
+    return n;
   }
 
   Blob blob(String what) {
-    return Blob.wrap(bytes(what));
+    int n = length(what);
+    if (mayKeepArray && 2L * n > in.array().length) {
+      Blob view = Blob.wrap(in.array(), in.arrayOffset() + in.position(), n);
+      in.position(in.position() + n);
+      return view;
+    }
+    byte[] b = new byte[n];
+    in.get(b);
+    return Blob.wrap(b);
   }
 
   String string(String what) {
-    byte[] b = bytes(what);
-    try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(b))
-          .toString();
-    } catch (CharacterCodingException e) {
+    int n = length(what);
+    String s;
+    if (in.hasArray()) {
+      s = Utf8.decode(in.array(), in.arrayOffset() + in.position(), n);
+      in.position(in.position() + n);
+    } else {
+      byte[] b = new byte[n];
+      in.get(b);
+      s = Utf8.decode(b, 0, n);
+    }
+    if (s == null) {
       throw new MalformedMessageException(what + " is not valid UTF-8");
     }
+    return s;
   }
 
   String nullableString(String what) {

@@ -2,35 +2,68 @@ package io.tandem.core.wire;
 
 import io.tandem.core.session.Blob;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
-/** Appends big-endian fields to a growable buffer. Not thread-safe; one per encode. */
+/**
+ * Appends big-endian fields to a buffer. Not thread-safe; one per encode.
+ *
+ * <p>A frame is written twice: first by a {@linkplain #measuring() measuring} writer, which only counts bytes,
+ * then by one {@linkplain #sized(long) sized} to that count, so the frame is allocated once at its exact size and
+ * each blob is copied once, straight into it. Strings are encoded into the buffer as they are written, with no
+ * intermediate array. The buffer still grows if more is written than was measured, so a miscount costs a copy,
+ * not a failure.
+ */
 final class WireWriter {
-  private byte[] buf;
-  private int pos;
+  /** Largest array the JVM reliably allocates. */
+  static final int MAX_SIZE = Integer.MAX_VALUE - 8;
 
-  WireWriter(int initialCapacity) {
-    buf = new byte[Math.max(16, initialCapacity)];
+  private final boolean measuring;
+  private byte[] buf;
+  private long pos;
+
+  private WireWriter(boolean measuring, int capacity) {
+    this.measuring = measuring;
+    this.buf = measuring ? null : new byte[capacity];
+  }
+
+  /** A writer that only counts the bytes written, for {@link #position()}. */
+  static WireWriter measuring() {
+    return new WireWriter(true, 0);
+  }
+
+  /** A writer whose buffer holds exactly {@code size} bytes. */
+  static WireWriter sized(long size) {
+    return new WireWriter(false, (int) checkSize(size));
+  }
+
+  private static long checkSize(long size) {
+    if (size > MAX_SIZE) {
+      throw new IllegalArgumentException("message larger than 2GiB cannot be encoded");
+    }
+    return size;
   }
 
   private void ensure(int more) {
+    if (measuring) {
+      return;
+    }
     if (pos + more > buf.length) {
-      long wanted = Math.max((long) buf.length * 2, (long) pos + more);
-      if (wanted > Integer.MAX_VALUE - 8) {
-        throw new IllegalArgumentException("message larger than 2GiB cannot be encoded");
-      }
+      long wanted = checkSize(Math.max((long) buf.length * 2, pos + more));
       buf = Arrays.copyOf(buf, (int) wanted);
     }
   }
 
-  int position() {
+  /** Bytes written so far (counted, for a measuring writer). */
+  long position() {
     return pos;
   }
 
   void u8(int v) {
     ensure(1);
-    buf[pos++] = (byte) v;
+    if (!measuring) {
+      buf[(int) pos] = (byte) v;
+    }
+    pos++;
   }
 
   void bool(boolean v) {
@@ -39,13 +72,16 @@ final class WireWriter {
 
   void i32(int v) {
     ensure(4);
-    buf[pos++] = (byte) (v >>> 24);
-    buf[pos++] = (byte) (v >>> 16);
-    buf[pos++] = (byte) (v >>> 8);
-    buf[pos++] = (byte) v;
+    if (!measuring) {
+      putI32((int) pos, v);
+    }
+    pos += 4;
   }
 
   void putI32(int at, int v) {
+    if (measuring) {
+      return;
+    }
     buf[at] = (byte) (v >>> 24);
     buf[at + 1] = (byte) (v >>> 16);
     buf[at + 2] = (byte) (v >>> 8);
@@ -57,19 +93,24 @@ final class WireWriter {
     i32((int) v);
   }
 
-  void bytes(byte[] b) {
-    i32(b.length);
-    ensure(b.length);
-    System.arraycopy(b, 0, buf, pos, b.length);
-    pos += b.length;
-  }
-
   void blob(Blob b) {
-    bytes(b.bytes());
+    i32(b.size());
+    ensure(b.size());
+    if (!measuring) {
+      System.arraycopy(b.array(), b.offset(), buf, (int) pos, b.size());
+    }
+    pos += b.size();
   }
 
+  /** The UTF-8 length, then the bytes; exactly what {@code s.getBytes(UTF_8)} gives ('?' for a lone surrogate). */
   void string(String s) {
-    bytes(s.getBytes(StandardCharsets.UTF_8));
+    int length = Utf8.encodedLength(s);
+    i32(length);
+    ensure(length);
+    if (!measuring) {
+      Utf8.encode(s, buf, (int) pos);
+    }
+    pos += length;
   }
 
   /** A presence byte, then the string when present. */
@@ -87,11 +128,12 @@ final class WireWriter {
     }
   }
 
+  /** The bytes written; over the whole buffer when the measured size was exact. */
   ByteBuffer toBuffer() {
-    return ByteBuffer.wrap(buf, 0, pos);
-  }
-
-  byte[] toByteArray() {
-    return Arrays.copyOf(buf, pos);
+    checkSize(pos);
+    if (measuring) {
+      throw new IllegalStateException("a measuring writer has no bytes");
+    }
+    return ByteBuffer.wrap(buf, 0, (int) pos);
   }
 }

@@ -1,0 +1,133 @@
+package io.tandem.core.backup;
+
+import io.tandem.core.session.Blob;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.NodeId;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One backup as the {@link BackupStore} keeps it: updated in place, so that a delta costs what it carries rather
+ * than a copy of the whole session, and its serialized size kept up to date the same way.
+ *
+ * <p>The attributes are the immutable map of the snapshot the backup came from until the first delta; that delta
+ * copies them once into a map of this backup's own, and later deltas change that map in place. Nobody outside sees
+ * it: {@link #snapshot()} hands out an immutable copy, made when first asked for after a change and reused until
+ * the next one, so a snapshot handed out never changes, whoever holds it (state transfer, promotion, migration).
+ * The copy then replaces the backup's own map (one map per backup, never two), and the next delta copies again:
+ * a backup that is read between updates pays one copy per read, one that is only updated pays none.
+ *
+ * <p>Implementation notes: not thread-safe; every instance is reached only through the store, under its lock.
+ */
+final class HeldBackup {
+  private NodeId owner;
+  private String id;
+  private final long epoch;
+  private long version;
+  private SessionMetadata metadata;
+  private Map<String, Blob> attributes;
+  /** Whether {@link #attributes} is this backup's own (mutable) map rather than a snapshot's. */
+  private boolean ownMap;
+  /** {@link SessionSnapshot#serializedSize()} of the current state. */
+  private long size;
+  /** The current state as handed out, or null when it changed since. */
+  private SessionSnapshot snapshot;
+
+  HeldBackup(NodeId owner, SessionSnapshot s) {
+    this.owner = owner;
+    this.id = s.id();
+    this.epoch = s.epoch();
+    this.version = s.version();
+    this.metadata = s.metadata();
+    this.attributes = s.attributes();
+    this.size = s.serializedSize();
+    this.snapshot = s;
+  }
+
+  NodeId owner() {
+    return owner;
+  }
+
+  /** The member whose updates this backup now follows. */
+  void owner(NodeId owner) {
+    this.owner = owner;
+  }
+
+  String id() {
+    return id;
+  }
+
+  long epoch() {
+    return epoch;
+  }
+
+  long version() {
+    return version;
+  }
+
+  SessionMetadata metadata() {
+    return metadata;
+  }
+
+  /** Equal to {@code snapshot().serializedSize()}, without making the snapshot. */
+  long size() {
+    return size;
+  }
+
+  /** Removes {@code removed}, then sets {@code set}, and moves to {@code newVersion}. */
+  void applyDelta(long newVersion, SessionMetadata newMetadata, Map<String, Blob> set, Set<String> removed) {
+    if (!ownMap) {
+      attributes = new HashMap<>(attributes); // the one copy: the snapshot's map is immutable
+      ownMap = true;
+    }
+    for (String name : removed) {
+      Blob previous = attributes.remove(name);
+      if (previous != null) {
+        size -= SessionSnapshot.entrySize(name, previous);
+      }
+    }
+    for (Map.Entry<String, Blob> e : set.entrySet()) {
+      Blob previous = attributes.put(e.getKey(), e.getValue());
+      if (previous != null) {
+        size -= SessionSnapshot.entrySize(e.getKey(), previous);
+      }
+      size += SessionSnapshot.entrySize(e.getKey(), e.getValue());
+    }
+    if (newMetadata != null) {
+      size += newMetadata.serializedSize() - metadata.serializedSize();
+      metadata = newMetadata;
+    }
+    version = newVersion;
+    snapshot = null;
+  }
+
+  /** A later last-access time; the size does not depend on it. */
+  void touch(long lastAccessedTime) {
+    metadata = metadata.withLastAccessedTime(lastAccessedTime);
+    if (snapshot != null) { // the handed-out map is immutable: the new snapshot shares it
+      snapshot = new SessionSnapshot(id, epoch, version, metadata, snapshot.attributes());
+    }
+  }
+
+  void changeId(String newId, long newVersion) {
+    size += newId.length() - id.length();
+    id = newId;
+    version = newVersion;
+    if (snapshot != null) {
+      snapshot = new SessionSnapshot(id, epoch, version, metadata, snapshot.attributes());
+    }
+  }
+
+  /** The current state; never changes afterwards. */
+  SessionSnapshot snapshot() {
+    if (snapshot == null) {
+      snapshot = new SessionSnapshot(id, epoch, version, metadata, attributes); // copies our own map
+      // Keep one map, not two: the next delta copies the snapshot's, as after a full session.
+      attributes = snapshot.attributes();
+      ownMap = false;
+    }
+    return snapshot;
+  }
+}
