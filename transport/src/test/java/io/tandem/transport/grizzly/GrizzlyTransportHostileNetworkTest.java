@@ -180,9 +180,10 @@ class GrizzlyTransportHostileNetworkTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> server.stats().unauthenticatedConnections() == 0);
 
     assertThat(warnings.get()).as("WARN lines for 10,000 garbage connections").isLessThanOrEqualTo(40);
-    // Nearly all reached the node (the point is that they cost it no log lines). Not exactly all: a client that resets
-    // its connection (SO_LINGER 0) at once can be gone before the accept completes; a CI run counted 9,999.
-    assertThat(server.stats().connectionsAccepted()).isBetween(9_900L, 10_000L);
+    // Thousands reached the node, so one line per connection would have been thousands of lines. Not all of them: a
+    // client that resets its connection (SO_LINGER 0) at once can be gone before the accept completes, and how many
+    // are depends on the machine's load (a CI run counted 9,999; a run beside four builds, 8,743).
+    assertThat(server.stats().connectionsAccepted()).isBetween(2_000L, 10_000L);
     assertStillServes(server);
   }
 
