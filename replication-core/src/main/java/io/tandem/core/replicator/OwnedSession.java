@@ -49,6 +49,12 @@ public final class OwnedSession {
   private boolean gone;
   /** The newest update sent in SYNC mode; it carries every change prepared so far. Null before the first. */
   private InFlight lastSent;
+  /**
+   * Full-session scopes only: each attribute's bytes as last encoded. A full update re-encodes only what may have
+   * changed since (set, or read and not provably immutable) and reuses these for the rest; the price is one
+   * serialized copy of each session on its owner.
+   */
+  private final Map<String, Blob> lastBytes = new HashMap<>();
 
   OwnedSession(String id, long epoch, long version, SessionContent content) {
     this.id = id;
@@ -118,9 +124,11 @@ public final class OwnedSession {
     // Only a value the application set is its request's failure to replicate; one that counts as changed because it
     // was read (the mutation policy) and cannot be encoded is dropped from the copy all the same, without a 500.
     Set<String> setByApplication = Set.copyOf(pending.changedNames());
-    if (rules.mutationPolicy == MutationPolicy.READ_MARKS_DIRTY) {
-      for (String name : readNames) {
-        if (!content.isImmutable(name, rules.immutableTypes)) {
+    Set<String> mayHaveChanged = new HashSet<>(pending.changedNames());
+    for (String name : readNames) {
+      if (!content.isImmutable(name, rules.immutableTypes)) {
+        mayHaveChanged.add(name); // read and mutable: whatever the policy, a full update must not reuse its old bytes
+        if (rules.mutationPolicy == MutationPolicy.READ_MARKS_DIRTY) {
           pending.attributeChanged(name);
         }
       }
@@ -138,7 +146,7 @@ public final class OwnedSession {
     return switch (plan.kind()) {
       case NOTHING -> Prepared.NOTHING;
       case TOUCH -> Prepared.touch(new Touch(id, epoch, metadata.lastAccessedTime()), metadata);
-      case FULL -> Prepared.update(buildFull(rules, ++version, metadata, setByApplication, refused), refused);
+      case FULL -> Prepared.update(buildFull(rules, ++version, metadata, setByApplication, mayHaveChanged, refused), refused);
       case DELTA -> Prepared.update(buildDelta(rules, names, metadata, setByApplication, refused), refused);
     };
   }
@@ -151,20 +159,32 @@ public final class OwnedSession {
     if (fenced || gone) {
       return Optional.empty();
     }
-    return Optional.of(buildFull(rules, version, content.metadata(), Set.of(), new ArrayList<>()));
+    // Nothing changed since the last flush as far as this resend is concerned: the request that changed something
+    // flushes it itself, with a newer version.
+    return Optional.of(buildFull(rules, version, content.metadata(), Set.of(), Set.of(), new ArrayList<>()));
   }
 
   /**
    * @param changed the attributes this flush carries as changes: one of them that cannot be encoded is added to
    *     {@code refused}. Any attribute that cannot be encoded is left out, so the buddy's copy drops it rather than
    *     keep an older value.
+   * @param mayHaveChanged attributes whose last bytes (full-session scopes) must not be reused
    */
-  private SessionUpdate.Full buildFull(
-      FlushRules rules, long atVersion, SessionMetadata metadata, Set<String> changed, List<String> refused) {
+  private SessionUpdate.Full buildFull(FlushRules rules, long atVersion, SessionMetadata metadata, Set<String> changed,
+      Set<String> mayHaveChanged, List<String> refused) {
     Map<String, Blob> attributes = new HashMap<>();
     fingerprints.clear();
-    for (String name : content.attributeNames()) {
-      Optional<Blob> blob = encode(rules, name);
+    boolean reuse = rules.scope != ReplicationScope.MODIFIED_ATTRIBUTE;
+    Set<String> names = content.attributeNames();
+    if (reuse) {
+      lastBytes.keySet().retainAll(names);
+    }
+    for (String name : names) {
+      Blob kept = reuse && !mayHaveChanged.contains(name) ? lastBytes.get(name) : null;
+      Optional<Blob> blob = kept != null ? Optional.of(kept) : encode(rules, name);
+      if (reuse) {
+        blob.ifPresentOrElse(b -> lastBytes.put(name, b), () -> lastBytes.remove(name));
+      }
       if (blob.isPresent()) {
         attributes.put(name, blob.get());
         if (rules.verifyMutations) { // two hashes over every value sent: only verify mode reads them
@@ -176,7 +196,7 @@ public final class OwnedSession {
     }
     needsFull = false;
     lastSentMetadata = metadata;
-    return new SessionUpdate.Full(new SessionSnapshot(id, epoch, atVersion, metadata, attributes));
+    return new SessionUpdate.Full(SessionSnapshot.owning(id, epoch, atVersion, metadata, attributes));
   }
 
   /**
