@@ -100,6 +100,19 @@ public final class ReplicationEngine implements AutoCloseable {
       InstantSource clock,
       ReplicationListener listener,
       LongSupplier monotonicMillis) {
+    this(config, transport, membership, codec, clock, listener, monotonicMillis, new ConcurrentHashMap<>());
+  }
+
+  /** With the index of owned sessions by id given: tests count the lookups a request makes. */
+  ReplicationEngine(
+      ReplicationConfig config,
+      Transport transport,
+      Membership membership,
+      AttributeCodec codec,
+      InstantSource clock,
+      ReplicationListener listener,
+      LongSupplier monotonicMillis,
+      ConcurrentHashMap<String, OwnedSession> ownedById) {
     this.config = Objects.requireNonNull(config, "config");
     this.locator = new Locator(transport.localNode(), transport, () -> view, config.ackTimeout());
     this.transport = Objects.requireNonNull(transport, "transport");
@@ -108,7 +121,7 @@ public final class ReplicationEngine implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.local = transport.localNode();
     this.rules = new FlushRules(config, codec, listener, counters, log);
-    this.owned = new OwnedSessions(clock);
+    this.owned = new OwnedSessions(clock, ownedById);
     this.backups = new BackupStore(clock, config.tombstoneTtl());
     this.maintenance =
         Executors.newSingleThreadScheduledExecutor(
@@ -144,7 +157,7 @@ public final class ReplicationEngine implements AutoCloseable {
           @Override
           public boolean suspect(OwnedSession session) {
             quarantine().checkPause();
-            return quarantine().isSuspect(session.id());
+            return quarantine().isSuspect(session);
           }
         });
     this.stateTransfer =
@@ -279,6 +292,11 @@ public final class ReplicationEngine implements AutoCloseable {
     return owned.get(oldId).map(s -> writes.changeId(s, oldId, newId)).orElse(FlushOutcome.NOT_OWNED);
   }
 
+  /** {@link #changeId(String, String)} through the handle: NOT_OWNED once it is fenced or ended. */
+  public FlushOutcome changeId(OwnedSession session, String newId) {
+    return session.isActive() ? writes.changeId(session, session.id(), newId) : FlushOutcome.NOT_OWNED;
+  }
+
   /**
    * The application invalidated the session. The future completes when the buddy acknowledged the invalidation
    * (or this node is alone), or with UNCONFIRMED after the ack timeout; in both modes a request that invalidated
@@ -293,6 +311,15 @@ public final class ReplicationEngine implements AutoCloseable {
   public CompletableFuture<FlushOutcome> expired(String id) {
     return owned.get(id).map(s -> writes.end(s, InvalidateReason.EXPIRED))
         .orElse(CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED));
+  }
+
+  /**
+   * {@link #invalidated(String)} or {@link #expired(String)} through the handle: NOT_OWNED once it is fenced or
+   * ended, so a copy another node took over is never ended in its name.
+   */
+  public CompletableFuture<FlushOutcome> ended(OwnedSession session, boolean invalidated) {
+    return session.isActive() ? writes.end(session, invalidated ? InvalidateReason.INVALIDATED : InvalidateReason.EXPIRED)
+        : CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED);
   }
 
   // ---- failover: requests for sessions this node does not hold live ---------------------------------------------
@@ -485,6 +512,14 @@ public final class ReplicationEngine implements AutoCloseable {
     return owned.get(id).isPresent();
   }
 
+  /**
+   * Whether the session of this handle is still owned here (not fenced, ended or handed away): what {@link
+   * #owns(String)} answers for its id, without a lookup or a lock.
+   */
+  public boolean owns(OwnedSession session) {
+    return session.isActive();
+  }
+
   /** The backup this node holds of another owner's session (bytes only), for tests and diagnostics. */
   public Optional<SessionSnapshot> backupOf(String id) {
     return backups.entry(id).map(BackupStore.BackupEntry::snapshot);
@@ -537,6 +572,14 @@ public final class ReplicationEngine implements AutoCloseable {
    */
   public Admission admit(String id) {
     return quarantine.admit(id);
+  }
+
+  /**
+   * {@link #admit(String)} of a session the container found owned here through its handle: no lookup, and no lock
+   * unless this node was paused or cut off.
+   */
+  public Admission admit(OwnedSession session) {
+    return quarantine.admit(session);
   }
 
   private void adoptAll(NodeId deadOwner) {
