@@ -246,6 +246,45 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   }
 
   /**
+   * The session {@code requestedId} names if this node owns it: the request's one lookup, by the id as the request
+   * carries it (or, when it carries another node's route, as this node names it). It is remembered for the request,
+   * so that Tomcat's own {@link #findSession} for it looks nothing up again, and the valve, the manager and the
+   * engine go on through the session and its handle. Null when not owned here: the request then takes the by-id
+   * path, which also takes over a session held elsewhere.
+   */
+  TandemSession ownedSession(String requestedId) {
+    if (requestedId == null || engine == null) {
+      return null;
+    }
+    Session found = sessions.get(requestedId);
+    if (found == null) {
+      String ours = withRoute(stripRoute(requestedId)); // a client still using the former owner's route
+      if (!ours.equals(requestedId)) {
+        found = sessions.get(ours);
+      }
+    }
+    if (found instanceof TandemSession tandem && tandem.ownedHere()) {
+      RequestTracking.foundOwned(requestedId, tandem);
+      return tandem;
+    }
+    return null;
+  }
+
+  /**
+   * {@link #admit(String)} of a session {@link #ownedSession} found: through its handle, so neither the manager nor
+   * the engine looks it up, and no lock is taken unless this node was paused or cut off.
+   */
+  Admission admit(TandemSession owned) {
+    return engine.admit(owned.handle());
+  }
+
+  /** Whether the engine still owns the session of {@code handle}; false once the engine is gone. */
+  boolean ownsHandle(OwnedSession handle) {
+    ReplicationEngine running = engine;
+    return running != null && running.owns(handle);
+  }
+
+  /**
    * Whether a request carrying session id {@code requestedId} may run on this node now: empty if so, otherwise why
    * not (after a pause this node confirms its sessions with the cluster before serving them; see the engine).
    */
@@ -276,13 +315,24 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   /**
    * Finds a session whatever jvmRoute suffix the id carries; a session this node does not hold live is promoted
-   * from the local backup (or from a session adopted after its owner died), or migrated in from its holder.
+   * from the local backup (or from a session adopted after its owner died), or migrated in from its holder. The
+   * session the valve found owned here for the current request is answered without a lookup, as long as it is still
+   * owned here; once fenced it is looked up by id like any other.
    */
   @Override
   public Session findSession(String id) throws IOException {
     if (id == null) {
       return null;
     }
+    TandemSession found = RequestTracking.foundOwned(id);
+    if (found != null && found.ownedHere()) {
+      return found;
+    }
+    return findSessionById(id);
+  }
+
+  /** {@link #findSession} for an id the valve did not find owned here for the current request. */
+  Session findSessionById(String id) throws IOException {
     String base = stripRoute(id);
     Session local = localSession(id, base);
     if (local != null && engine.owns(base)) {
@@ -384,11 +434,14 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   @Override
   protected void changeSessionId(Session session, String newId, boolean notifySessionListeners, boolean notifyContainerListeners) {
-    String oldBase = stripRoute(session.getIdInternal());
+    TandemSession tandem = (TandemSession) session;
+    String oldBase = tandem.baseId();
     super.changeSessionId(session, newId, notifySessionListeners, notifyContainerListeners);
-    String newBase = stripRoute(newId);
+    String newBase = tandem.baseId();
     if (!oldBase.equals(newBase)) {
-      RequestTracking.mustConfirm(CompletableFuture.completedFuture(engine.changeId(oldBase, newBase)));
+      OwnedSession handle = tandem.handle();
+      FlushOutcome changed = handle != null ? engine.changeId(handle, newBase) : engine.changeId(oldBase, newBase);
+      RequestTracking.mustConfirm(CompletableFuture.completedFuture(changed));
     }
   }
 
@@ -410,6 +463,12 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     if (running != null && handle != null) {
       running.attributeChanged(handle, name);
     }
+  }
+
+  /** {@link #ended(String, boolean)} through the engine's handle on the session. */
+  CompletableFuture<FlushOutcome> ended(OwnedSession handle, boolean invalidated) {
+    ReplicationEngine running = engine;
+    return running == null ? CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED) : running.ended(handle, invalidated);
   }
 
   /** The session ended here; the future completes when the buddy acknowledged it (see the engine). */
