@@ -1,11 +1,13 @@
 package io.tandem.tomcat;
 
+import io.tandem.core.replicator.FlushOutcome;
 import io.tandem.core.replicator.OwnedSession;
 import io.tandem.core.session.Blob;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSource;
 import java.security.Principal;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.catalina.session.StandardSession;
@@ -37,12 +39,12 @@ public class TandemSession extends StandardSession implements SessionSource {
   private final transient EncodedLogin.Encoder loginEncoder = new EncodedLogin.Encoder() {
     @Override
     public Blob principal(Principal principal) {
-      return tandem.encodePrincipal(principal, TandemSession.this);
+      return tandem.loginCodec().encodePrincipal(principal, TandemSession.this);
     }
 
     @Override
-    public java.util.Optional<Blob> note(Object note) {
-      return tandem.encodeNote(note);
+    public Optional<Blob> note(Object note) {
+      return tandem.loginCodec().encodeNote(note);
     }
   };
 
@@ -157,7 +159,7 @@ public class TandemSession extends StandardSession implements SessionSource {
   }
 
   /** Through the handle when the engine gave one (it is never confused with a later owner's copy), else by id. */
-  private CompletableFuture<io.tandem.core.replicator.FlushOutcome> ended(String base) {
+  private CompletableFuture<FlushOutcome> ended(String base) {
     OwnedSession owned = handle;
     return owned != null ? tandem.ended(owned, invalidating) : tandem.ended(base, invalidating);
   }
