@@ -11,9 +11,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What the current request did to sessions, recorded on its thread while the application runs, so that the valve
- * can replicate and answer without looking anything up again: the sessions it obtained (Tomcat calls {@code
- * access()} on each), the attribute names it read (for the mutation policy), the invalidations and id changes it made
- * (their acknowledgements decide the response too), and values that could not be replicated.
+ * can replicate and answer without looking anything up again: the session its id names when this node owns it (the
+ * valve's one lookup, which the manager's {@code findSession} answers from), the sessions it obtained (Tomcat calls
+ * {@code access()} on each), the attribute names it read (for the mutation policy), the invalidations and id changes
+ * it made (their acknowledgements decide the response too), and values that could not be replicated.
  *
  * <p>Implementation notes: one instance per request, owned by the request thread from {@link #begin()} to {@link
  * #end()}; work the application hands to other threads is not recorded (its changes still reach the engine through
@@ -27,6 +28,10 @@ final class RequestTracking {
   private final List<CompletableFuture<FlushOutcome>> confirmations = new ArrayList<>();
   private final List<String> notReplicable = new ArrayList<>();
   private boolean refused;
+  /** The id the request carried, the session the valve found owned here for it, and that session's id then. */
+  private String requestedId;
+  private TandemSession owned;
+  private String ownedId;
 
   private RequestTracking() {}
 
@@ -57,6 +62,30 @@ final class RequestTracking {
         CURRENT.set(previous);
       }
     }
+  }
+
+  /** The valve found {@code session}, owned here, for the request's {@code requestedId}. */
+  static void foundOwned(String requestedId, TandemSession session) {
+    RequestTracking current = CURRENT.get();
+    if (current != null) {
+      current.requestedId = requestedId;
+      current.owned = session;
+      current.ownedId = session.getIdInternal();
+    }
+  }
+
+  /**
+   * The session the valve found owned here for this request, if {@code id} names it (the id the request carried, or
+   * the session's own after a re-route) and it still has the id it had then; null otherwise.
+   */
+  static TandemSession foundOwned(String id) {
+    RequestTracking current = CURRENT.get();
+    if (current == null || current.owned == null) {
+      return null;
+    }
+    // After an id change (a login) the old id is looked up as before: Tomcat may ask whether it is still valid.
+    boolean sameId = current.ownedId.equals(current.owned.getIdInternal());
+    return sameId && (id.equals(current.requestedId) || id.equals(current.ownedId)) ? current.owned : null;
   }
 
   static void accessed(TandemSession session) {

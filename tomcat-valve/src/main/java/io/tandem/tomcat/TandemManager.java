@@ -5,7 +5,6 @@ import io.tandem.core.codec.AttributeCodecs;
 import io.tandem.core.codec.ClassFilter;
 import io.tandem.core.codec.CodecException;
 import io.tandem.core.codec.CodecKind;
-import io.tandem.core.codec.JdkAttributeCodec;
 import io.tandem.core.config.InvalidConfigurationException;
 import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.config.ReplicationConfigParser;
@@ -25,7 +24,6 @@ import io.tandem.transport.hazelcast.HazelcastMembership;
 import io.tandem.transport.hazelcast.HazelcastMembershipConfig;
 import io.tandem.transport.membership.AuthenticatedMembership;
 import java.io.IOException;
-import java.io.Serializable;
 import java.security.Principal;
 import java.time.Clock;
 import java.time.Duration;
@@ -57,16 +55,12 @@ import org.apache.juli.logging.LogFactory;
  */
 public class TandemManager extends ManagerBase implements ReplicationListener {
   private static final Log log = LogFactory.getLog(TandemManager.class);
-  private static final List<String> METADATA_CLASSES =
-      List.of("org.apache.catalina.realm.**", "org.apache.catalina.authenticator.**", "org.apache.tomcat.util.buf.**",
-          "jakarta.servlet.http.Cookie", "javax.security.auth.**");
 
   private final Map<String, String> attributes = new LinkedHashMap<>();
   private volatile ReplicationEngine engine;
   private volatile AttributeCodec codec;
-  private volatile JdkAttributeCodec metadataCodec;
+  private volatile LoginCodec loginCodec;
   private final ResponseCounters responses = new ResponseCounters();
-  private final Set<String> principalClassesWarned = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private volatile GrizzlyTransport transport;
   private volatile ClusterSettings cluster;
   private volatile String replicationFilter;
@@ -75,7 +69,6 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   private volatile ReplicationMBean figures;
   private volatile javax.management.ObjectName figuresName;
   private final SessionTakeovers takeovers = new SessionTakeovers();
-  private final Map<Principal, Blob> principalCache = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
   /** Records any {@code <Manager>} attribute Tomcat has no setter for; validation happens at start. */
   public boolean setProperty(String name, String value) {
@@ -143,10 +136,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     }
     this.cluster = settings;
     this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
-    // A custom or JAAS principal is the application's class like any attribute value: allowedClasses covers it.
-    List<String> metadataClasses = new ArrayList<>(METADATA_CLASSES);
-    metadataClasses.addAll(config.allowedClasses());
-    this.metadataCodec = new JdkAttributeCodec(ClassFilter.of(metadataClasses), config.codecLimits());
+    this.loginCodec = new LoginCodec(config.allowedClasses(), config.codecLimits());
     NodeId node = new NodeId(settings.nodeId());
     this.transport = new GrizzlyTransport(settings.transportConfig(node, config.ackTimeout(), config.maxFrameSize(), tls));
     HazelcastMembership membership = new HazelcastMembership(new HazelcastMembershipConfig(settings.clusterName(), node,
@@ -246,6 +236,45 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   }
 
   /**
+   * The session {@code requestedId} names if this node owns it: the request's one lookup, by the id as the request
+   * carries it (or, when it carries another node's route, as this node names it). It is remembered for the request,
+   * so that Tomcat's own {@link #findSession} for it looks nothing up again, and the valve, the manager and the
+   * engine go on through the session and its handle. Null when not owned here: the request then takes the by-id
+   * path, which also takes over a session held elsewhere.
+   */
+  TandemSession ownedSession(String requestedId) {
+    if (requestedId == null || engine == null) {
+      return null;
+    }
+    Session found = sessions.get(requestedId);
+    if (found == null) {
+      String ours = withRoute(stripRoute(requestedId)); // a client still using the former owner's route
+      if (!ours.equals(requestedId)) {
+        found = sessions.get(ours);
+      }
+    }
+    if (found instanceof TandemSession tandem && tandem.ownedHere()) {
+      RequestTracking.foundOwned(requestedId, tandem);
+      return tandem;
+    }
+    return null;
+  }
+
+  /**
+   * {@link #admit(String)} of a session {@link #ownedSession} found: through its handle, so neither the manager nor
+   * the engine looks it up, and no lock is taken unless this node was paused or cut off.
+   */
+  Admission admit(TandemSession owned) {
+    return engine.admit(owned.handle());
+  }
+
+  /** Whether the engine still owns the session of {@code handle}; false once the engine is gone. */
+  boolean ownsHandle(OwnedSession handle) {
+    ReplicationEngine running = engine;
+    return running != null && running.owns(handle);
+  }
+
+  /**
    * Whether a request carrying session id {@code requestedId} may run on this node now: empty if so, otherwise why
    * not (after a pause this node confirms its sessions with the cluster before serving them; see the engine).
    */
@@ -276,13 +305,24 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   /**
    * Finds a session whatever jvmRoute suffix the id carries; a session this node does not hold live is promoted
-   * from the local backup (or from a session adopted after its owner died), or migrated in from its holder.
+   * from the local backup (or from a session adopted after its owner died), or migrated in from its holder. The
+   * session the valve found owned here for the current request is answered without a lookup, as long as it is still
+   * owned here; once fenced it is looked up by id like any other.
    */
   @Override
   public Session findSession(String id) throws IOException {
     if (id == null) {
       return null;
     }
+    TandemSession found = RequestTracking.foundOwned(id);
+    if (found != null && found.ownedHere()) {
+      return found;
+    }
+    return findSessionById(id);
+  }
+
+  /** {@link #findSession} for an id the valve did not find owned here for the current request. */
+  Session findSessionById(String id) throws IOException {
     String base = stripRoute(id);
     Session local = localSession(id, base);
     if (local != null && engine.owns(base)) {
@@ -353,15 +393,11 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
         log.warn("Session [" + base + "] attribute [" + attribute.getKey() + "] cannot be restored after failover: " + e.getMessage());
       }
     }
-    Principal principal = decodePrincipal(snapshot.metadata().principal(), loader);
+    Principal principal = loginCodec.decodePrincipal(snapshot.metadata().principal(), loader);
     TandemSession session = (TandemSession) createEmptySession();
     session.restore(snapshot.metadata(), values, principal);
     for (Map.Entry<String, Blob> note : snapshot.metadata().notes().entrySet()) {
-      try {
-        session.setNote(note.getKey(), metadataCodec.decode(note.getValue(), loader));
-      } catch (CodecException e) {
-        log.warn("Session [" + base + "] note [" + note.getKey() + "] cannot be restored after failover: " + e.getMessage());
-      }
+      loginCodec.decodeNote(base, note.getKey(), note.getValue(), loader).ifPresent(value -> session.setNote(note.getKey(), value));
     }
     session.setId(withRoute(base), false);
     session.activate();
@@ -370,25 +406,16 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return session;
   }
 
-  private Principal decodePrincipal(Blob blob, ClassLoader loader) {
-    if (blob == null) {
-      return null;
-    }
-    try {
-      return (Principal) metadataCodec.decode(blob, loader);
-    } catch (CodecException | ClassCastException e) {
-      log.warn("An authenticated principal could not be restored after failover: " + e.getMessage());
-      return null;
-    }
-  }
-
   @Override
   protected void changeSessionId(Session session, String newId, boolean notifySessionListeners, boolean notifyContainerListeners) {
-    String oldBase = stripRoute(session.getIdInternal());
+    TandemSession tandem = (TandemSession) session;
+    String oldBase = tandem.baseId();
     super.changeSessionId(session, newId, notifySessionListeners, notifyContainerListeners);
-    String newBase = stripRoute(newId);
+    String newBase = tandem.baseId();
     if (!oldBase.equals(newBase)) {
-      RequestTracking.mustConfirm(CompletableFuture.completedFuture(engine.changeId(oldBase, newBase)));
+      OwnedSession handle = tandem.handle();
+      FlushOutcome changed = handle != null ? engine.changeId(handle, newBase) : engine.changeId(oldBase, newBase);
+      RequestTracking.mustConfirm(CompletableFuture.completedFuture(changed));
     }
   }
 
@@ -412,6 +439,12 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     }
   }
 
+  /** {@link #ended(String, boolean)} through the engine's handle on the session. */
+  CompletableFuture<FlushOutcome> ended(OwnedSession handle, boolean invalidated) {
+    ReplicationEngine running = engine;
+    return running == null ? CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED) : running.ended(handle, invalidated);
+  }
+
   /** The session ended here; the future completes when the buddy acknowledged it (see the engine). */
   CompletableFuture<FlushOutcome> ended(String base, boolean invalidated) {
     ReplicationEngine running = engine;
@@ -432,42 +465,9 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return outcome;
   }
 
-  /** @param session the session the principal logs in, which reports a refusal once per principal */
-  Blob encodePrincipal(Principal principal, TandemSession session) {
-    if (principal == null) {
-      return null;
-    }
-    Blob cached = principalCache.get(principal);
-    if (cached != null) {
-      return cached;
-    }
-    try {
-      Blob encoded = metadataCodec.encode(principal);
-      principalCache.put(principal, encoded);
-      return encoded;
-    } catch (CodecException e) {
-      String why = "the authenticated principal of class [" + principal.getClass().getName()
-          + "] cannot be replicated (add it to allowedClasses): " + e.getMessage();
-      if (principalClassesWarned.add(principal.getClass().getName())) {
-        log.warn("Tandem: " + why); // once per class: every request of such a user is answered 500 in SYNC anyway
-      }
-      if (session.firstRefusalOf(principal)) {
-        RequestTracking.refused(why); // the login request is answered 500 in SYNC; later ones are not
-      }
-      return null;
-    }
-  }
-
-  Optional<Blob> encodeNote(Object note) {
-    if (!(note instanceof Serializable)) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(metadataCodec.encode(note));
-    } catch (CodecException e) {
-      log.warn("A session note of class " + note.getClass().getName() + " is not replicated: " + e.getMessage());
-      return Optional.empty();
-    }
+  /** The codec of the principal and notes (set at start). */
+  LoginCodec loginCodec() {
+    return loginCodec;
   }
 
   // ---- ReplicationListener --------------------------------------------------------------------------------------

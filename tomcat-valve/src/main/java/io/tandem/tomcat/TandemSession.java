@@ -1,14 +1,15 @@
 package io.tandem.tomcat;
 
+import io.tandem.core.replicator.FlushOutcome;
 import io.tandem.core.replicator.OwnedSession;
 import io.tandem.core.session.Blob;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSource;
 import java.security.Principal;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.apache.catalina.session.StandardSession;
 
 /**
@@ -31,6 +32,21 @@ public class TandemSession extends StandardSession implements SessionSource {
   private transient volatile OwnedSession handle;
   /** The last principal that could not be replicated, so that only the request that logged it in fails. */
   private transient volatile Principal refusedPrincipal;
+  /** The id without its jvmRoute, stripped once per id (set with it in {@link #setId(String, boolean)}). */
+  private transient volatile String baseId;
+  /** The principal and notes as the last flush encoded them, reused while they are the same objects. */
+  private transient volatile EncodedLogin login = EncodedLogin.NONE;
+  private final transient EncodedLogin.Encoder loginEncoder = new EncodedLogin.Encoder() {
+    @Override
+    public Blob principal(Principal principal) {
+      return tandem.loginCodec().encodePrincipal(principal, TandemSession.this);
+    }
+
+    @Override
+    public Optional<Blob> note(Object note) {
+      return tandem.loginCodec().encodeNote(note);
+    }
+  };
 
   TandemSession(TandemManager manager) {
     super(manager);
@@ -39,7 +55,23 @@ public class TandemSession extends StandardSession implements SessionSource {
 
   /** The id without a jvmRoute suffix: the name the engine and every other node know the session by. */
   String baseId() {
-    return TandemManager.stripRoute(getIdInternal());
+    return baseId;
+  }
+
+  /** Strips the route once per id, after Tomcat re-indexed the session under it. */
+  @Override
+  public void setId(String id, boolean notify) {
+    super.setId(id, notify);
+    baseId = id == null ? null : TandemManager.stripRoute(id);
+  }
+
+  /**
+   * Whether the engine still owns this session here: through the handle, without a lookup. False before the engine
+   * had it, and once it was fenced (another node took it over), ended or handed away.
+   */
+  boolean ownedHere() {
+    OwnedSession owned = handle;
+    return owned != null && !detached && tandem.ownsHandle(owned);
   }
 
   /** Whether {@code principal} was not refused before on this session (its login is the request that fails). */
@@ -119,11 +151,17 @@ public class TandemSession extends StandardSession implements SessionSource {
   @Override
   public void expire(boolean notify) {
     boolean tellEngine = !detached && isValidInternal();
-    String base = getIdInternal() == null ? null : baseId();
+    String base = baseId();
     super.expire(notify);
     if (tellEngine && base != null) {
-      RequestTracking.mustConfirm(tandem.ended(base, invalidating));
+      RequestTracking.mustConfirm(ended(base));
     }
+  }
+
+  /** Through the handle when the engine gave one (it is never confused with a later owner's copy), else by id. */
+  private CompletableFuture<FlushOutcome> ended(String base) {
+    OwnedSession owned = handle;
+    return owned != null ? tandem.ended(owned, invalidating) : tandem.ended(base, invalidating);
   }
 
   /** Drops this copy without listeners and without telling the engine (another node owns the session). */
@@ -147,16 +185,13 @@ public class TandemSession extends StandardSession implements SessionSource {
 
   // ---- SessionSource --------------------------------------------------------------------------------------------
 
+  /** Encodes the principal and notes only when they changed since the last flush (see {@link EncodedLogin}). */
   @Override
   public SessionMetadata metadata() {
-    Map<String, Blob> notes = new HashMap<>();
-    for (Iterator<String> names = getNoteNames(); names.hasNext(); ) {
-      String name = names.next();
-      tandem.encodeNote(getNote(name)).ifPresent(blob -> notes.put(name, blob));
-    }
-    return new SessionMetadata(
-        getCreationTimeInternal(), getThisAccessedTimeInternal(), getMaxInactiveInterval(), getAuthType(),
-        tandem.encodePrincipal(getPrincipal(), this), notes);
+    EncodedLogin current = login.refresh(getPrincipal(), notes, loginEncoder);
+    login = current;
+    return new SessionMetadata(getCreationTimeInternal(), getThisAccessedTimeInternal(), getMaxInactiveInterval(),
+        getAuthType(), current.principalBlob(), current.notes());
   }
 
   @Override

@@ -63,16 +63,24 @@ final class TandemValve extends ValveBase {
     }
   }
 
-  /** Answers 503 without running the request when the session cannot be used here now; true if it did. */
+  /**
+   * Answers 503 without running the request when the session cannot be used here now; true if it did. A session
+   * this node owns (the common case) is looked up once, here: the manager remembers it for the request, and
+   * admission, Tomcat's own lookup and the flush all go through it and the engine's handle it keeps. Any other id
+   * takes the by-id path, which takes the session over if it is held elsewhere.
+   */
   private boolean refusedBeforeRunning(Request request, Response response) throws IOException {
     String requested = request.getRequestedSessionId();
-    Admission admission = manager.admit(requested);
+    TandemSession mine = manager.ownedSession(requested);
+    Admission admission = mine != null ? manager.admit(mine) : manager.admit(requested);
     if (admission.refusal().isPresent()) {
       manager.responses().notAdmitted.increment();
       unavailable(response, admission.refusal().get());
       return true;
     }
-    if (requested != null && !manager.owns(requested)) {
+    // Admission may just have dropped an owned copy the cluster moved on from: it must then be fetched, as any other.
+    boolean owned = mine != null ? mine.ownedHere() : requested != null && manager.owns(requested);
+    if (requested != null && !owned) {
       Optional<String> notNow = takeOver(request, requested, admission);
       if (notNow.isPresent()) {
         // The session exists (here as a backup, or elsewhere) but could not be taken over now, e.g. its owner died

@@ -22,12 +22,20 @@ final class TomcatCluster implements AutoCloseable {
   final List<TomcatNode> nodes = new ArrayList<>();
   private final List<String> nodeAttributes = new ArrayList<>();
   private final Path work;
+  private final String managerClass;
   final CookieManager cookies = new CookieManager();
   final HttpClient client = HttpClient.newBuilder().cookieHandler(cookies).build();
 
   /** A cluster of {@code size} configured nodes of which the first {@code running} are started now. */
   TomcatCluster(Path work, int size, int running, String scope, String extraAttributes) throws Exception {
+    this(work, size, running, scope, extraAttributes, TandemManager.class.getName());
+  }
+
+  /** @param managerClass every node's {@code <Manager className>} */
+  TomcatCluster(Path work, int size, int running, String scope, String extraAttributes, String managerClass)
+      throws Exception {
     this.work = work;
+    this.managerClass = managerClass;
     String cluster = "tomcat-it-" + System.nanoTime();
     List<Integer> membershipPorts = new ArrayList<>();
     for (int i = 0; i < size; i++) {
@@ -50,7 +58,7 @@ final class TomcatCluster implements AutoCloseable {
 
   /** Starts configured node {@code index} (named n{index+1}). */
   TomcatNode start(int index) throws Exception {
-    TomcatNode node = new TomcatNode(work, "n" + (index + 1), nodeAttributes.get(index));
+    TomcatNode node = new TomcatNode(work, "n" + (index + 1), nodeAttributes.get(index), managerClass);
     nodes.add(node);
     return node;
   }

@@ -26,12 +26,17 @@ final class TomcatNode implements AutoCloseable {
   final int httpPort;
 
   TomcatNode(Path workDir, String route, String managerAttributes) throws Exception {
+    this(workDir, route, managerAttributes, TandemManager.class.getName());
+  }
+
+  /** @param managerClass the {@code <Manager className>}: Tandem's, or a test's subclass of it */
+  TomcatNode(Path workDir, String route, String managerAttributes, String managerClass) throws Exception {
     this.route = route;
     Path base = Files.createDirectories(workDir.resolve(route));
     Path docBase = Files.createDirectories(base.resolve("webapp"));
     Files.createDirectories(docBase.resolve("META-INF"));
     Files.writeString(docBase.resolve("META-INF/context.xml"),
-        "<Context>\n  <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n</Context>\n",
+        "<Context>\n  <Manager className=\"" + managerClass + "\" " + managerAttributes + "/>\n</Context>\n",
         StandardCharsets.UTF_8);
     tomcat = new Tomcat();
     tomcat.setBaseDir(base.toString());

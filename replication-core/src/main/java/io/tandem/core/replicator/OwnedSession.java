@@ -30,30 +30,43 @@ import java.util.concurrent.CompletableFuture;
  * flush finds it without a lookup, and still finds it, fenced, after another node took the session over while the
  * request ran. Outside this package it is opaque.
  *
- * <p>Implementation notes: every field is guarded by {@code this} (the session lock). The engine holds the lock
- * from reading the buddy and preparing an update until it has handed the update to the transport or the async
- * queue, which is what makes a session's updates reach the buddy in version order even when parallel requests flush
- * at once. Nobody waits for a reply under it.
+ * <p>Implementation notes: every field is guarded by {@code this} (the session lock), except that {@code fenced}
+ * and {@code gone} are also volatile: they are written under the lock (where they are checked and changed together
+ * with the rest) and read without it by {@link #isActive()} and friends, so a request asks whether its session is
+ * still owned here without taking the lock. The engine holds the lock from reading the buddy and preparing an
+ * update until it has handed the update to the transport or the async queue, which is what makes a session's
+ * updates reach the buddy in version order even when parallel requests flush at once. Nobody waits for a reply
+ * under it.
  */
 public final class OwnedSession {
+  @GuardedBy("this")
   private String id;
   private final long epoch;
+  @GuardedBy("this")
   private long version;
+  @GuardedBy("this")
   private SessionContent content;
+  @GuardedBy("this")
   private final PendingChanges pending = new PendingChanges();
+  @GuardedBy("this")
   private final AttributeFingerprints fingerprints = new AttributeFingerprints();
+  @GuardedBy("this")
   private SessionMetadata lastSentMetadata;
+  @GuardedBy("this")
   private boolean needsFull = true;
+  @GuardedBy("this")
   private long protectedVersion = -1;
-  private boolean fenced;
-  private boolean gone;
+  private volatile boolean fenced;
+  private volatile boolean gone;
   /** The newest update sent in SYNC mode; it carries every change prepared so far. Null before the first. */
+  @GuardedBy("this")
   private InFlight lastSent;
   /**
    * Full-session scopes only: each attribute's bytes as last encoded. A full update re-encodes only what may have
    * changed since (set, or read and not provably immutable) and reuses these for the rest; the price is one
    * serialized copy of each session on its owner.
    */
+  @GuardedBy("this")
   private final Map<String, Blob> lastBytes = new HashMap<>();
 
   OwnedSession(String id, long epoch, long version, SessionContent content) {
@@ -79,17 +92,18 @@ public final class OwnedSession {
     return content instanceof SessionContent.Stored;
   }
 
-  synchronized boolean isActive() {
+  /** Still owned here: neither fenced nor ended. Reads no lock (see the implementation notes). */
+  boolean isActive() {
     return !fenced && !gone;
   }
 
   /** Another node took the session over: whatever a request changed here is not kept. */
-  synchronized boolean isFenced() {
+  boolean isFenced() {
     return fenced;
   }
 
   /** Invalidated, expired or handed away. */
-  synchronized boolean isGone() {
+  boolean isGone() {
     return gone;
   }
 
@@ -137,7 +151,7 @@ public final class OwnedSession {
       detectUnsetMutations(rules);
     }
     SessionMetadata metadata = content.metadata();
-    boolean metadataChanged = pending.isMetadataChanged() || !sameIgnoringAccessTime(metadata, lastSentMetadata);
+    boolean metadataChanged = pending.isMetadataChanged() || !sameExceptAccessTime(metadata, lastSentMetadata);
     FlushPlan plan =
         ScopePolicy.plan(rules.scope, pending.isAccessed(), pending.changedNames(), metadataChanged, needsFull);
     Set<String> names = Set.copyOf(pending.changedNames());
@@ -170,6 +184,7 @@ public final class OwnedSession {
    *     keep an older value.
    * @param mayHaveChanged attributes whose last bytes (full-session scopes) must not be reused
    */
+  @GuardedBy("this")
   private SessionUpdate.Full buildFull(FlushRules rules, long atVersion, SessionMetadata metadata, Set<String> changed,
       Set<String> mayHaveChanged, List<String> refused) {
     Map<String, Blob> attributes = new HashMap<>();
@@ -203,6 +218,7 @@ public final class OwnedSession {
    * An attribute that cannot be encoded is sent as removed (the buddy must never keep an older value of it), and
    * added to {@code refused} when the application set it.
    */
+  @GuardedBy("this")
   private SessionUpdate.Delta buildDelta(FlushRules rules, Set<String> names, SessionMetadata metadata,
       Set<String> setByApplication, List<String> refused) {
     Map<String, Blob> set = new HashMap<>();
@@ -229,6 +245,7 @@ public final class OwnedSession {
   }
 
   /** The attribute's bytes; empty when it does not exist or cannot be encoded (reported). */
+  @GuardedBy("this")
   private Optional<Blob> encode(FlushRules rules, String name) {
     try {
       return content.encode(name, rules.codec);
@@ -256,6 +273,7 @@ public final class OwnedSession {
     return false;
   }
 
+  @GuardedBy("this")
   private void detectUnsetMutations(FlushRules rules) {
     for (String name : content.attributeNames()) {
       if (pending.changedNames().contains(name) || !fingerprints.hasRecord(name)) {
@@ -269,8 +287,12 @@ public final class OwnedSession {
     }
   }
 
-  private static boolean sameIgnoringAccessTime(SessionMetadata a, SessionMetadata b) {
-    return b != null && a.withLastAccessedTime(0).equals(b.withLastAccessedTime(0));
+  /**
+   * Asked on every flush: one copy, not two. The container hands back the same principal blob and notes map while
+   * they do not change, so those compare by reference first.
+   */
+  private static boolean sameExceptAccessTime(SessionMetadata a, SessionMetadata b) {
+    return b != null && a.equals(b.withLastAccessedTime(a.lastAccessedTime()));
   }
 
   /** The buddy acknowledged {@code ackedVersion}. Returns true when the session just became protected. */

@@ -16,14 +16,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code this}.
  */
 final class OwnedSessions {
-  private final ConcurrentHashMap<String, OwnedSession> byId = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, OwnedSession> byId;
   private final AtomicInteger unprotected = new AtomicInteger();
   private final InstantSource clock;
+  @GuardedBy("this")
   private long viewChangedAt = -1;
+  @GuardedBy("this")
   private Duration lastRecovery;
 
   OwnedSessions(InstantSource clock) {
+    this(clock, new ConcurrentHashMap<>());
+  }
+
+  /** @param byId an empty map to index the sessions in (tests count the lookups through it) */
+  OwnedSessions(InstantSource clock, ConcurrentHashMap<String, OwnedSession> byId) {
     this.clock = clock;
+    this.byId = byId;
   }
 
   /** Adds a session that the buddy does not hold yet. Returns false when the id is already owned here. */
@@ -102,6 +110,7 @@ final class OwnedSessions {
     }
   }
 
+  @GuardedBy("this")
   private void recoveryFinished() {
     if (viewChangedAt >= 0) {
       lastRecovery = Duration.ofMillis(clock.millis() - viewChangedAt);

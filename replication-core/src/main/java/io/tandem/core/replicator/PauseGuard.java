@@ -2,8 +2,9 @@ package io.tandem.core.replicator;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -18,19 +19,32 @@ import java.util.function.Supplier;
  * suspect and must be confirmed by the other members before they are served; it adopts nothing and promotes no
  * backup until quarantine lifts.
  *
- * <p>Implementation notes: every field is guarded by {@code this} ({@code suspects} is also a concurrent set, for
- * {@link #cleared} from request threads). Observed both by a frequent timer and by every caller that is
- * about to rely on ownership, so the first thread to run after a pause sees it.
+ * <p>Implementation notes: observed both by a frequent timer and by every request about to rely on ownership, so
+ * the first thread to run after a pause sees it; the request's case (no pause, no suspect) takes no lock:
+ *
+ * <ul>
+ *   <li>{@code lastSeenMillis} is moved on without a lock while the gap is below the threshold. A thread that sees a
+ *       larger gap takes {@code this}, records the pause (quarantine, suspects) and only then publishes the new time:
+ *       any other thread either still reads the old time, sees the gap too and waits for the lock, or reads the new
+ *       time and therefore also sees the suspects recorded before it.
+ *   <li>{@code suspects}, {@code pauseEndedMillis} are guarded by {@code this}. {@code anySuspect} and
+ *       {@code quarantined} are written under {@code this} and read without it; {@code anySuspect} is set before the
+ *       suspects are added, so a reader that sees it takes the lock and finds them all, and a reader that does not
+ *       see it ran before the pause was recorded (as if it had taken the lock first).
+ * </ul>
  */
 final class PauseGuard {
   /** Monotonic milliseconds: a wall clock set back or forth must not look like a pause. */
   private final LongSupplier clock;
   private final long thresholdMillis;
   private final long settleMillis;
-  private final Set<String> suspects = ConcurrentHashMap.newKeySet();
-  private long lastSeenMillis;
+  private final AtomicLong lastSeenMillis;
+  @GuardedBy("this")
+  private final Set<String> suspects = new HashSet<>();
+  @GuardedBy("this")
   private long pauseEndedMillis;
-  private boolean quarantined;
+  private volatile boolean anySuspect;
+  private volatile boolean quarantined;
 
   /**
    * @param settle how long after a pause quarantine lasts at least, so the membership's own churn (the node first
@@ -40,28 +54,41 @@ final class PauseGuard {
     this.clock = monotonicMillis;
     this.thresholdMillis = threshold.toMillis();
     this.settleMillis = settle.toMillis();
-    this.lastSeenMillis = clock.getAsLong();
+    this.lastSeenMillis = new AtomicLong(clock.getAsLong());
   }
 
   /** Starts measuring from now: the time between building the engine and starting it is no pause. */
   synchronized void start() {
-    lastSeenMillis = clock.getAsLong();
+    lastSeenMillis.accumulateAndGet(clock.getAsLong(), Math::max);
   }
 
   /**
    * Records that the JVM runs now; returns the length of the pause that just ended, or 0 if there was none. After a
    * pause, the sessions {@code ownedNow} names become suspect before any other caller can ask about them.
    */
-  synchronized long observe(Supplier<Collection<String>> ownedNow) {
+  long observe(Supplier<Collection<String>> ownedNow) {
+    long last = lastSeenMillis.get(); // read before the clock: a pause between the two reads counts as one
     long now = clock.getAsLong();
-    long gap = now - lastSeenMillis;
-    lastSeenMillis = now;
-    if (gap <= thresholdMillis) {
+    if (now - last <= thresholdMillis) {
+      if (now > last) {
+        lastSeenMillis.compareAndSet(last, now); // lost: another thread moved it on, as far or nearly
+      }
       return 0;
+    }
+    return recordPause(ownedNow);
+  }
+
+  private synchronized long recordPause(Supplier<Collection<String>> ownedNow) {
+    long now = clock.getAsLong();
+    long gap = now - lastSeenMillis.get();
+    if (gap <= thresholdMillis) {
+      return 0; // another thread recorded this pause while this one waited for the lock
     }
     pauseEndedMillis = now;
     quarantined = true;
+    anySuspect = true;
     suspects.addAll(ownedNow.get());
+    lastSeenMillis.accumulateAndGet(now, Math::max); // last: whoever reads it sees the suspects
     return gap;
   }
 
@@ -72,10 +99,20 @@ final class PauseGuard {
   synchronized void isolated(Collection<String> ownedNow) {
     pauseEndedMillis = clock.getAsLong();
     quarantined = true;
+    anySuspect = true;
     suspects.addAll(ownedNow);
   }
 
-  synchronized boolean isSuspect(String id) {
+  /** Whether some session may be suspect: false in the common case, read without a lock. */
+  boolean anySuspect() {
+    return anySuspect;
+  }
+
+  boolean isSuspect(String id) {
+    return anySuspect && isRecordedSuspect(id);
+  }
+
+  private synchronized boolean isRecordedSuspect(String id) {
     return suspects.contains(id);
   }
 
@@ -84,10 +121,19 @@ final class PauseGuard {
   }
 
   void cleared(String id) {
-    suspects.remove(id);
+    if (anySuspect) {
+      clearSuspect(id);
+    }
   }
 
-  synchronized boolean quarantined() {
+  private synchronized void clearSuspect(String id) {
+    suspects.remove(id);
+    if (suspects.isEmpty()) {
+      anySuspect = false; // under the lock: a pause being recorded now sets it again before adding its suspects
+    }
+  }
+
+  boolean quarantined() {
     return quarantined;
   }
 

@@ -6,6 +6,7 @@ import io.tandem.core.wire.Message;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -18,8 +19,9 @@ import java.util.function.Supplier;
  * each session it owned is confirmed with the cluster before it is served, nothing is adopted, and what cannot be
  * confirmed is refused. See {@link #admit}.
  *
- * <p>Implementation notes: the pause and suspect state live in {@link PauseGuard} (thread-safe); {@code shrinks}
- * is only touched from the membership thread ({@link #viewChanged}).
+ * <p>Implementation notes: the pause and suspect state live in {@link PauseGuard} (thread-safe, and lock-free while
+ * there is neither a pause nor a suspect: every request asks); {@code shrinks} is only touched from the membership
+ * thread ({@link #viewChanged}).
  */
 final class Quarantine {
   private static final Logger LOG = System.getLogger(Quarantine.class.getName());
@@ -45,6 +47,8 @@ final class Quarantine {
   private final Supplier<MembershipView> view;
   private final ReplicationCounters counters;
   private final Engine engine;
+  /** The ids owned now, asked for only when a pause is recorded; one instance, not one per request. */
+  private final Supplier<Collection<String>> ownedIds;
 
   Quarantine(NodeId local, Duration threshold, LongSupplier monotonicMillis, OwnedSessions owned, Locator locator,
       Supplier<MembershipView> view, ReplicationCounters counters, Engine engine) {
@@ -58,6 +62,7 @@ final class Quarantine {
     this.view = view;
     this.counters = counters;
     this.engine = engine;
+    this.ownedIds = () -> owned.all().stream().map(OwnedSession::id).toList();
   }
 
   /** The membership settles (a cut-off member sees itself alone, then merges back) within a few failure detections. */
@@ -71,9 +76,12 @@ final class Quarantine {
     pauses.start();
   }
 
-  /** Notices a pause that just ended; called often by a timer and by every caller about to rely on ownership. */
+  /**
+   * Notices a pause that just ended; called often by a timer and by every caller about to rely on ownership. Takes
+   * no lock unless a pause ended.
+   */
   void checkPause() {
-    long paused = pauses.observe(() -> owned.all().stream().map(OwnedSession::id).toList());
+    long paused = pauses.observe(ownedIds);
     if (paused > 0) {
       counters.pausesDetected.increment();
       LOG.log(Level.WARNING, "Node {0} did not run for {1} ms (pauseThreshold {2} ms): the cluster may have moved its "
@@ -103,6 +111,11 @@ final class Quarantine {
     return pauses.isSuspect(id);
   }
 
+  /** {@link #isSuspect(String)} of an owned session; reads neither its id nor a lock while nothing is suspect. */
+  boolean isSuspect(OwnedSession session) {
+    return pauses.anySuspect() && pauses.isSuspect(session.id());
+  }
+
   /** {@code id} is no longer owned here: nothing left to confirm. */
   void forget(String id) {
     pauses.cleared(id);
@@ -125,6 +138,18 @@ final class Quarantine {
           : Admission.refused("node " + local.value() + " was paused or cut off and sees no other member to ask where session " + id + " is");
     }
     return Admission.ADMITTED;
+  }
+
+  /**
+   * {@link #admit(String)} of a session the container holds the engine's handle of and found owned here: no lookup,
+   * and no lock while there is no pause and no suspect.
+   */
+  Admission admit(OwnedSession mine) {
+    if (!mine.isActive()) {
+      return admit(mine.id()); // fenced or ended since the container found it: a session not owned here
+    }
+    checkPause();
+    return isSuspect(mine) ? confirm(mine) : Admission.ADMITTED;
   }
 
   private Admission confirm(OwnedSession session) {

@@ -78,6 +78,7 @@ public final class ReplicationEngine implements AutoCloseable {
   private final Map<OwnedSession, NodeId> releaseAfterProtection = new ConcurrentHashMap<>();
   private final Locator locator;
   private final Quarantine quarantine;
+  private final Migrations migrations;
   private volatile MembershipView view;
   private volatile NodeId buddy;
 
@@ -100,6 +101,19 @@ public final class ReplicationEngine implements AutoCloseable {
       InstantSource clock,
       ReplicationListener listener,
       LongSupplier monotonicMillis) {
+    this(config, transport, membership, codec, clock, listener, monotonicMillis, new ConcurrentHashMap<>());
+  }
+
+  /** With the index of owned sessions by id given: tests count the lookups a request makes. */
+  ReplicationEngine(
+      ReplicationConfig config,
+      Transport transport,
+      Membership membership,
+      AttributeCodec codec,
+      InstantSource clock,
+      ReplicationListener listener,
+      LongSupplier monotonicMillis,
+      ConcurrentHashMap<String, OwnedSession> ownedById) {
     this.config = Objects.requireNonNull(config, "config");
     this.locator = new Locator(transport.localNode(), transport, () -> view, config.ackTimeout());
     this.transport = Objects.requireNonNull(transport, "transport");
@@ -108,7 +122,7 @@ public final class ReplicationEngine implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.local = transport.localNode();
     this.rules = new FlushRules(config, codec, listener, counters, log);
-    this.owned = new OwnedSessions(clock);
+    this.owned = new OwnedSessions(clock, ownedById);
     this.backups = new BackupStore(clock, config.tombstoneTtl());
     this.maintenance =
         Executors.newSingleThreadScheduledExecutor(
@@ -144,7 +158,7 @@ public final class ReplicationEngine implements AutoCloseable {
           @Override
           public boolean suspect(OwnedSession session) {
             quarantine().checkPause();
-            return quarantine().isSuspect(session.id());
+            return quarantine().isSuspect(session);
           }
         });
     this.stateTransfer =
@@ -191,7 +205,30 @@ public final class ReplicationEngine implements AutoCloseable {
             }
           }
         });
-    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, this::migrateOut, quarantine::isSuspect, counters, log);
+    this.migrations = new Migrations(config, transport, owned, backups, invalidations, quarantine, locator, stateTransfer,
+        rules, counters, log, new Migrations.Engine() {
+          @Override
+          public NodeId buddy() {
+            return buddy;
+          }
+
+          @Override
+          public MembershipView view() {
+            return view;
+          }
+
+          @Override
+          public OwnedSession adopt(SessionSnapshot snapshot) {
+            return ReplicationEngine.this.adopt(snapshot);
+          }
+
+          @Override
+          public void retireFenced(OwnedSession session, String reason) {
+            ReplicationEngine.this.retireFenced(session, reason);
+          }
+        });
+    this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
+        quarantine::isSuspect, counters, log);
   }
 
   /** Starts the transport and membership and begins following views. */
@@ -279,6 +316,11 @@ public final class ReplicationEngine implements AutoCloseable {
     return owned.get(oldId).map(s -> writes.changeId(s, oldId, newId)).orElse(FlushOutcome.NOT_OWNED);
   }
 
+  /** {@link #changeId(String, String)} through the handle: NOT_OWNED once it is fenced or ended. */
+  public FlushOutcome changeId(OwnedSession session, String newId) {
+    return session.isActive() ? writes.changeId(session, session.id(), newId) : FlushOutcome.NOT_OWNED;
+  }
+
   /**
    * The application invalidated the session. The future completes when the buddy acknowledged the invalidation
    * (or this node is alone), or with UNCONFIRMED after the ack timeout; in both modes a request that invalidated
@@ -295,7 +337,16 @@ public final class ReplicationEngine implements AutoCloseable {
         .orElse(CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED));
   }
 
-  // ---- failover: requests for sessions this node does not hold live ---------------------------------------------
+  /**
+   * {@link #invalidated(String)} or {@link #expired(String)} through the handle: NOT_OWNED once it is fenced or
+   * ended, so a copy another node took over is never ended in its name.
+   */
+  public CompletableFuture<FlushOutcome> ended(OwnedSession session, boolean invalidated) {
+    return session.isActive() ? writes.end(session, invalidated ? InvalidateReason.INVALIDATED : InvalidateReason.EXPIRED)
+        : CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED);
+  }
+
+  // ---- failover: requests for sessions this node does not hold live (see Migrations) ------------------------------
 
   /**
    * The bytes of a session this node can take over without asking anyone: one it adopted from a dead owner, or
@@ -303,30 +354,7 @@ public final class ReplicationEngine implements AutoCloseable {
    * deserializes it, then calls {@link #attach}.
    */
   public Optional<SessionSnapshot> promote(String id) {
-    Optional<SessionSnapshot> adopted = promoteAdopted(id);
-    return adopted.isPresent() ? adopted : promoteBackup(id);
-  }
-
-  private Optional<SessionSnapshot> promoteAdopted(String id) {
-    Optional<OwnedSession> adopted = owned.get(id).filter(OwnedSession::isStored);
-    if (adopted.isPresent()) {
-      counters.sessionsPromoted.increment();
-      return Optional.of(adopted.get().snapshot(rules));
-    }
-    return Optional.empty();
-  }
-
-  private Optional<SessionSnapshot> promoteBackup(String id) {
-    Optional<BackupStore.BackupEntry> backup = backups.take(id);
-    if (backup.isEmpty()) {
-      return Optional.empty();
-    }
-    SessionSnapshot held = backup.get().snapshot();
-    backups.refuseUpTo(id, held.epoch());
-    OwnedSession session = adopt(held);
-    counters.sessionsPromoted.increment();
-    LOG.log(Level.INFO, "Session [{0}] promoted from backup (owner {1}) at epoch {2}", id, backup.get().owner().value(), session.epoch());
-    return Optional.of(session.snapshot(rules));
+    return migrations.promote(id);
   }
 
   /**
@@ -338,137 +366,7 @@ public final class ReplicationEngine implements AutoCloseable {
    * session in its place.
    */
   public Acquisition acquire(String id) {
-    if (invalidations.isPending(id)) {
-      // Ended here, and the buddy may not know yet: its copy must never be taken back in (a logout sticks).
-      return Acquisition.NOWHERE;
-    }
-    Optional<SessionSnapshot> here = promoteAdopted(id);
-    if (here.isEmpty() && owned.get(id).isPresent()) {
-      // Owned here and attached already (another request of the container brought it in a moment ago): the cluster
-      // must not be asked, it would answer with this node's own copy at its buddy, and migrating that in would drop
-      // the buddy's copy and refuse this node's next update of it.
-      return takenOverMeanwhile(id);
-    }
-    // Taking over the local backup at a higher epoch is safe even if its owner still runs: in SYNC mode the backup
-    // holds every acknowledged change, and the owner's next write is refused (fenced). After a pause or partition,
-    // though, a backup held here may be older than the cluster's copy: ask first.
-    if (here.isEmpty() && !quarantine.active()) {
-      here = promoteBackup(id);
-    }
-    if (here.isPresent()) {
-      return Acquisition.found(here.get());
-    }
-    Locator.Answers answers = locator.ask(id);
-    NodeId holder = null;
-    Message.LocateReply best = null;
-    for (Map.Entry<NodeId, Message.LocateReply> reply : answers.replies().entrySet()) {
-      Message.LocateReply found = reply.getValue();
-      if (found.holding() != Message.LocateReply.Holding.NONE && (best == null || better(found, best))) {
-        best = found;
-        holder = reply.getKey();
-      }
-    }
-    if (holder == null) {
-      return answers.silent().isEmpty() ? Acquisition.NOWHERE : Acquisition.unavailable("session " + id
-          + " is held by no member that answered, and " + answers.silent() + " did not answer within " + config.ackTimeout());
-    }
-    return migrateIn(id, holder, best.epoch() + 1);
-  }
-
-  private Acquisition migrateIn(String id, NodeId holder, long newEpoch) {
-    try {
-      Message answer = transport.request(holder, new Message.Migrate(id, local, newEpoch)).get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
-      if (!(answer instanceof Message.FullSession full)) {
-        return migrationFailed(id, holder, answer.toString());
-      }
-      SessionSnapshot moved = full.snapshot();
-      backups.refuseUpTo(id, moved.epoch() - 1); // the former holder's epoch: its late updates are refused here too
-      OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
-      if (!owned.add(session)) {
-        return promote(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
-      }
-      counters.sessionsMigratedIn.increment();
-      stateTransfer.enqueue(session);
-      LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
-      return Acquisition.found(session.snapshot(rules));
-    } catch (ExecutionException | TimeoutException e) {
-      return migrationFailed(id, holder, e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return migrationFailed(id, holder, "interrupted");
-    }
-  }
-
-  private Acquisition migrationFailed(String id, NodeId holder, String why) {
-    log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + why);
-    return Acquisition.unavailable("session " + id + " could not be migrated from " + holder.value() + ": " + why);
-  }
-
-  private Acquisition takenOverMeanwhile(String id) {
-    return Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value());
-  }
-
-  private static boolean better(Message.LocateReply a, Message.LocateReply b) {
-    if (a.holding() != b.holding()) {
-      return a.holding() == Message.LocateReply.Holding.PRIMARY;
-    }
-    return a.epoch() != b.epoch() ? a.epoch() > b.epoch() : a.version() > b.version();
-  }
-
-  /** Another member asked for a session: hand it over at the new epoch and let go of it here. */
-  private Message migrateOut(NodeId requester, Message.Migrate move) {
-    String id = move.sessionId();
-    MembershipView current = view;
-    if (current == null || !current.contains(requester)) {
-      // A node the membership dropped (it was paused or cut off, and has not noticed yet) would hold the session
-      // where no member can find it or back it up: a request elsewhere would then get a new, empty session.
-      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is not handed to " + requester.value()
-          + ", which is not a member of " + local.value() + "'s view " + current);
-    }
-    Optional<OwnedSession> mine = owned.get(id);
-    SessionSnapshot snapshot;
-    if (mine.isPresent() && quarantine.isSuspect(id)) {
-      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
-          "session " + id + " has not been confirmed since " + local.value() + " was paused; its copy may be stale");
-    }
-    if (mine.isPresent()) {
-      OwnedSession session = mine.get();
-      if (session.epoch() >= move.newEpoch()) {
-        return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, session.epoch(), session.version(), "owned here at epoch " + session.epoch());
-      }
-      // Fenced and captured in one step: a flush prepared before is in the snapshot, one after it is answered 503.
-      Optional<OwnedSession.HandOver> handed = session.handOver();
-      if (handed.isEmpty()) {
-        return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " ended or moved meanwhile");
-      }
-      snapshot = OwnedSession.encode(handed.get(), rules); // before the container drops its copy and its attributes
-      retireFenced(session, "migrated to " + requester.value());
-      NodeId to = buddy;
-      if (to != null && !to.equals(requester)) {
-        transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED));
-      }
-    } else {
-      Optional<NodeId> liveOwner = backups.entry(id).map(BackupStore.BackupEntry::owner)
-          .filter(owner -> current != null && current.contains(owner) && !owner.equals(requester));
-      if (liveOwner.isPresent()) {
-        // The owner may have changed the session since this copy; giving the copy away would also tombstone it
-        // here and so make the owner's next update fail: the requester must migrate it from the owner.
-        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
-            "session " + id + " is owned by " + liveOwner.get().value() + ", which is alive; migrate it from there");
-      }
-      Optional<BackupStore.BackupEntry> backup = backups.take(id);
-      if (backup.isEmpty()) {
-        return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " is not held here");
-      }
-      snapshot = backup.get().snapshot();
-      if (snapshot.epoch() >= move.newEpoch()) {
-        backups.applyFull(backup.get().owner(), snapshot);
-        return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, snapshot.epoch(), snapshot.version(), "backup is at epoch " + snapshot.epoch());
-      }
-      backups.refuseUpTo(id, snapshot.epoch());
-    }
-    counters.sessionsMigratedOut.increment();
-    return new Message.FullSession(new SessionSnapshot(id, move.newEpoch(), snapshot.version(), snapshot.metadata(), snapshot.attributes()));
+    return migrations.acquire(id);
   }
 
   /**
@@ -483,6 +381,14 @@ public final class ReplicationEngine implements AutoCloseable {
 
   public boolean owns(String id) {
     return owned.get(id).isPresent();
+  }
+
+  /**
+   * Whether the session of this handle is still owned here (not fenced, ended or handed away): what {@link
+   * #owns(String)} answers for its id, without a lookup or a lock.
+   */
+  public boolean owns(OwnedSession session) {
+    return session.isActive();
   }
 
   /** The backup this node holds of another owner's session (bytes only), for tests and diagnostics. */
@@ -537,6 +443,14 @@ public final class ReplicationEngine implements AutoCloseable {
    */
   public Admission admit(String id) {
     return quarantine.admit(id);
+  }
+
+  /**
+   * {@link #admit(String)} of a session the container found owned here through its handle: no lookup, and no lock
+   * unless this node was paused or cut off.
+   */
+  public Admission admit(OwnedSession session) {
+    return quarantine.admit(session);
   }
 
   private void adoptAll(NodeId deadOwner) {

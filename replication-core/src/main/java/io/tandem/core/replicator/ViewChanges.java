@@ -6,13 +6,15 @@ import java.util.concurrent.TimeUnit;
  * Lets a request thread wait for the next membership view, so that a SYNC write whose buddy failed retries when the
  * view has something new to say (a new buddy, or none) instead of polling.
  *
- * <p>Implementation notes: {@code viewId} is guarded by {@code this}; the membership's delivery thread writes it,
- * request threads wait on the monitor. Nothing else is done under the lock.
+ * <p>Implementation notes: the membership's delivery thread writes {@code viewId} under {@code this} and notifies;
+ * request threads wait on the monitor. It is also volatile so that {@link #current()}, which every SYNC flush asks,
+ * takes no lock: a writer changes it only under the lock, so a waiter that read it without the lock and then waits
+ * under it misses no change. Nothing else is done under the lock.
  */
 final class ViewChanges {
-  private long viewId = Long.MIN_VALUE;
+  private volatile long viewId = Long.MIN_VALUE;
 
-  synchronized long current() {
+  long current() {
     return viewId;
   }
 

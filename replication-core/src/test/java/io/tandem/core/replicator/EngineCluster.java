@@ -40,6 +40,8 @@ final class EngineCluster implements AutoCloseable {
   private final Map<String, Node> nodes = new LinkedHashMap<>();
   /** How far each node's monotonic clock (real time, on which pauses are measured) was moved on by {@link #freeze}. */
   private final Map<String, java.util.concurrent.atomic.AtomicLong> monotonic = new ConcurrentHashMap<>();
+  /** Each node's index of owned sessions, which counts the lookups by id made through it. */
+  private final Map<String, CountingIndex> indexes = new ConcurrentHashMap<>();
 
   EngineCluster(ReplicationConfig config, String... nodeIds) throws Exception {
     this.config = config;
@@ -62,8 +64,10 @@ final class EngineCluster implements AutoCloseable {
     var transport = network.transport(nodeId, TIMEOUT);
     var membership = cluster.join(nodeId, transport.localAddress());
     java.util.concurrent.atomic.AtomicLong frozen = monotonic.computeIfAbsent(id, k -> new java.util.concurrent.atomic.AtomicLong());
+    CountingIndex index = new CountingIndex();
+    indexes.put(id, index);
     ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, clock, listener,
-        () -> System.nanoTime() / 1_000_000 + frozen.get());
+        () -> System.nanoTime() / 1_000_000 + frozen.get(), index);
     engine.start();
     Node node = new Node(engine, codec, listener);
     nodes.put(id, node);
@@ -72,6 +76,11 @@ final class EngineCluster implements AutoCloseable {
 
   Node node(String id) {
     return nodes.get(id);
+  }
+
+  /** How many times node {@code id}'s engine looked an owned session up by id so far. */
+  long lookups(String id) {
+    return indexes.get(id).lookups.sum();
   }
 
   /** The node's JVM did not run for {@code pause} (as under SIGSTOP): its monotonic clock jumps. */
@@ -132,6 +141,18 @@ final class EngineCluster implements AutoCloseable {
         values.put(e.getKey(), codec.decode(e.getValue(), getClass().getClassLoader()));
       }
       return values;
+    }
+  }
+
+  /** The engine's index of owned sessions, counting lookups by id (what the owner's request path must not make). */
+  static final class CountingIndex extends ConcurrentHashMap<String, OwnedSession> {
+    private static final long serialVersionUID = 1L;
+    final transient java.util.concurrent.atomic.LongAdder lookups = new java.util.concurrent.atomic.LongAdder();
+
+    @Override
+    public OwnedSession get(Object key) {
+      lookups.increment();
+      return super.get(key);
     }
   }
 

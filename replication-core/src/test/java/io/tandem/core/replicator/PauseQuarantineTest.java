@@ -6,6 +6,15 @@ import static org.awaitility.Awaitility.await;
 import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.spi.NodeId;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -117,5 +126,60 @@ class PauseQuarantineTest {
     assertThat(n1.engine.stats().pausesDetected()).isEqualTo(1);
 
     assertThat(n1.engine.owns("s3")).as("adopted once quarantine lifted").isTrue();
+  }
+
+  @Test
+  void pauseAfterTheRequestWasAdmittedThroughItsHandle_itsFlushIsUnconfirmed_andTheNextRequestConfirmsFirst()
+      throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = owning(c, "n1", "s1");
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    TestSession session = owner.sessions.get("s1");
+    assertThat(owner.engine.admit(session.handle())).isEqualTo(Admission.ADMITTED);
+    session.setAttribute("a", 2);
+
+    c.freeze("n1", PAUSE); // SIGSTOP after the request was admitted, before its flush
+
+    assertThat(owner.engine.flush(session.handle(), Set.of())).isEqualTo(FlushOutcome.UNCONFIRMED);
+    assertThat(owner.engine.stats().pausesDetected()).isEqualTo(1);
+    assertThat(c.node("n2").backup("s1")).as("nothing sent before confirmation").contains(Map.of("a", 1));
+
+    assertThat(owner.engine.admit(session.handle())).as("confirmed: the buddy holds this epoch").isEqualTo(Admission.ADMITTED);
+    assertThat(owner.engine.flush(session.handle(), Set.of())).isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(c.node("n2").backup("s1")).contains(Map.of("a", 2));
+  }
+
+  @Test
+  void pauseNoticedByManyRequestsAtOnce_everyFlushIsUnconfirmed_andThePauseCountsOnce() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = c.node("n1");
+    int requests = 8;
+    List<TestSession> sessions = new ArrayList<>();
+    for (int i = 0; i < requests; i++) {
+      TestSession session = owner.create("s" + i);
+      assertThat(owner.request("s" + i, (s, reads) -> s.setAttribute("a", 1))).isEqualTo(FlushOutcome.REPLICATED);
+      session.setAttribute("a", 2);
+      sessions.add(session);
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(requests);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<FlushOutcome>> flushes = new ArrayList<>();
+      for (TestSession session : sessions) {
+        flushes.add(pool.submit(() -> {
+          go.await();
+          return owner.engine.flush(session.handle(), Set.of());
+        }));
+      }
+      c.freeze("n1", PAUSE);
+      go.countDown(); // every request's flush is the first to run after the pause, as far as it can tell
+
+      for (Future<FlushOutcome> flush : flushes) {
+        assertThat(flush.get(10, TimeUnit.SECONDS)).isEqualTo(FlushOutcome.UNCONFIRMED);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(owner.engine.stats().pausesDetected()).isEqualTo(1);
   }
 }

@@ -1,0 +1,253 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.backup.BackupStore;
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.logging.RateLimitedLog;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Transport;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.Message.InvalidateReason;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Sessions moving between owners on request: this node taking over a session it does not hold live (promoting an
+ * adopted session or a local backup, or migrating it in from whichever member holds it), and handing one of its own
+ * over when another member asks. Every move raises the session's epoch, which fences the former holder.
+ *
+ * <p>Implementation notes: no state of its own. Request threads call {@link #promote} and {@link #acquire}; transport
+ * threads call {@link #migrateOut}. A session is fenced and captured under its own lock ({@link
+ * OwnedSession#handOver}); nothing waits for a reply under a lock.
+ */
+final class Migrations {
+  /** The engine's logger: operators find these lines where they always were. */
+  private static final Logger LOG = System.getLogger(ReplicationEngine.class.getName());
+
+  /** What moving sessions needs from the rest of the engine. */
+  interface Engine {
+    /** The current buddy, or null when this node is alone in its view. */
+    NodeId buddy();
+
+    /** The view this node acts on, or null before the first. */
+    MembershipView view();
+
+    /** Takes ownership of a session from its bytes at the next epoch, and queues it for the buddy. */
+    OwnedSession adopt(SessionSnapshot snapshot);
+
+    /** Forgets a session that was just fenced here, and tells the container to drop its copy. */
+    void retireFenced(OwnedSession session, String reason);
+  }
+
+  private final ReplicationConfig config;
+  private final Transport transport;
+  private final NodeId local;
+  private final OwnedSessions owned;
+  private final BackupStore backups;
+  private final PendingInvalidations invalidations;
+  private final Quarantine quarantine;
+  private final Locator locator;
+  private final StateTransfer stateTransfer;
+  private final FlushRules rules;
+  private final ReplicationCounters counters;
+  private final RateLimitedLog log;
+  private final Engine engine;
+
+  Migrations(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
+      PendingInvalidations invalidations, Quarantine quarantine, Locator locator, StateTransfer stateTransfer,
+      FlushRules rules, ReplicationCounters counters, RateLimitedLog log, Engine engine) {
+    this.config = config;
+    this.transport = transport;
+    this.local = transport.localNode();
+    this.owned = owned;
+    this.backups = backups;
+    this.invalidations = invalidations;
+    this.quarantine = quarantine;
+    this.locator = locator;
+    this.stateTransfer = stateTransfer;
+    this.rules = rules;
+    this.counters = counters;
+    this.log = log;
+    this.engine = engine;
+  }
+
+  /**
+   * The bytes of a session this node can take over without asking anyone: one it adopted from a dead owner, or
+   * one it holds as a backup (then it becomes the owner at a higher epoch, fencing the old owner). The container
+   * deserializes it, then calls {@link ReplicationEngine#attach}.
+   */
+  Optional<SessionSnapshot> promote(String id) {
+    Optional<SessionSnapshot> adopted = promoteAdopted(id);
+    return adopted.isPresent() ? adopted : promoteBackup(id);
+  }
+
+  private Optional<SessionSnapshot> promoteAdopted(String id) {
+    Optional<OwnedSession> adopted = owned.get(id).filter(OwnedSession::isStored);
+    if (adopted.isPresent()) {
+      counters.sessionsPromoted.increment();
+      return Optional.of(adopted.get().snapshot(rules));
+    }
+    return Optional.empty();
+  }
+
+  private Optional<SessionSnapshot> promoteBackup(String id) {
+    Optional<BackupStore.BackupEntry> backup = backups.take(id);
+    if (backup.isEmpty()) {
+      return Optional.empty();
+    }
+    SessionSnapshot held = backup.get().snapshot();
+    backups.refuseUpTo(id, held.epoch());
+    OwnedSession session = engine.adopt(held);
+    counters.sessionsPromoted.increment();
+    LOG.log(Level.INFO, "Session [{0}] promoted from backup (owner {1}) at epoch {2}", id, backup.get().owner().value(), session.epoch());
+    return Optional.of(session.snapshot(rules));
+  }
+
+  /**
+   * The bytes of a session wherever it is in the cluster: promoted locally when this node holds it, otherwise
+   * located (every member is asked who holds it) and migrated in from its owner, or from its backup when no owner
+   * answers. This node owns it afterwards at a higher epoch; the former holder lets go. Blocks the calling request
+   * thread for at most two ack timeouts. A session some member holds but would not or could not hand over, or that
+   * a silent member may hold, is reported unavailable rather than absent, so that no request is handed a new, empty
+   * session in its place.
+   */
+  Acquisition acquire(String id) {
+    if (invalidations.isPending(id)) {
+      // Ended here, and the buddy may not know yet: its copy must never be taken back in (a logout sticks).
+      return Acquisition.NOWHERE;
+    }
+    Optional<SessionSnapshot> here = promoteAdopted(id);
+    if (here.isEmpty() && owned.get(id).isPresent()) {
+      // Owned here and attached already (another request of the container brought it in a moment ago): the cluster
+      // must not be asked, it would answer with this node's own copy at its buddy, and migrating that in would drop
+      // the buddy's copy and refuse this node's next update of it.
+      return takenOverMeanwhile(id);
+    }
+    // Taking over the local backup at a higher epoch is safe even if its owner still runs: in SYNC mode the backup
+    // holds every acknowledged change, and the owner's next write is refused (fenced). After a pause or partition,
+    // though, a backup held here may be older than the cluster's copy: ask first.
+    if (here.isEmpty() && !quarantine.active()) {
+      here = promoteBackup(id);
+    }
+    if (here.isPresent()) {
+      return Acquisition.found(here.get());
+    }
+    Locator.Answers answers = locator.ask(id);
+    NodeId holder = null;
+    Message.LocateReply best = null;
+    for (Map.Entry<NodeId, Message.LocateReply> reply : answers.replies().entrySet()) {
+      Message.LocateReply found = reply.getValue();
+      if (found.holding() != Message.LocateReply.Holding.NONE && (best == null || better(found, best))) {
+        best = found;
+        holder = reply.getKey();
+      }
+    }
+    if (holder == null) {
+      return answers.silent().isEmpty() ? Acquisition.NOWHERE : Acquisition.unavailable("session " + id
+          + " is held by no member that answered, and " + answers.silent() + " did not answer within " + config.ackTimeout());
+    }
+    return migrateIn(id, holder, best.epoch() + 1);
+  }
+
+  private Acquisition migrateIn(String id, NodeId holder, long newEpoch) {
+    try {
+      Message answer = transport.request(holder, new Message.Migrate(id, local, newEpoch)).get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      if (!(answer instanceof Message.FullSession full)) {
+        return migrationFailed(id, holder, answer.toString());
+      }
+      SessionSnapshot moved = full.snapshot();
+      backups.refuseUpTo(id, moved.epoch() - 1); // the former holder's epoch: its late updates are refused here too
+      OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
+      if (!owned.add(session)) {
+        return promote(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
+      }
+      counters.sessionsMigratedIn.increment();
+      stateTransfer.enqueue(session);
+      LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
+      return Acquisition.found(session.snapshot(rules));
+    } catch (ExecutionException | TimeoutException e) {
+      return migrationFailed(id, holder, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return migrationFailed(id, holder, "interrupted");
+    }
+  }
+
+  private Acquisition migrationFailed(String id, NodeId holder, String why) {
+    log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + why);
+    return Acquisition.unavailable("session " + id + " could not be migrated from " + holder.value() + ": " + why);
+  }
+
+  private Acquisition takenOverMeanwhile(String id) {
+    return Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value());
+  }
+
+  private static boolean better(Message.LocateReply a, Message.LocateReply b) {
+    if (a.holding() != b.holding()) {
+      return a.holding() == Message.LocateReply.Holding.PRIMARY;
+    }
+    return a.epoch() != b.epoch() ? a.epoch() > b.epoch() : a.version() > b.version();
+  }
+
+  /** Another member asked for a session: hand it over at the new epoch and let go of it here. */
+  Message migrateOut(NodeId requester, Message.Migrate move) {
+    String id = move.sessionId();
+    MembershipView current = engine.view();
+    if (current == null || !current.contains(requester)) {
+      // A node the membership dropped (it was paused or cut off, and has not noticed yet) would hold the session
+      // where no member can find it or back it up: a request elsewhere would then get a new, empty session.
+      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is not handed to " + requester.value()
+          + ", which is not a member of " + local.value() + "'s view " + current);
+    }
+    Optional<OwnedSession> mine = owned.get(id);
+    SessionSnapshot snapshot;
+    if (mine.isPresent() && quarantine.isSuspect(id)) {
+      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+          "session " + id + " has not been confirmed since " + local.value() + " was paused; its copy may be stale");
+    }
+    if (mine.isPresent()) {
+      OwnedSession session = mine.get();
+      if (session.epoch() >= move.newEpoch()) {
+        return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, session.epoch(), session.version(), "owned here at epoch " + session.epoch());
+      }
+      // Fenced and captured in one step: a flush prepared before is in the snapshot, one after it is answered 503.
+      Optional<OwnedSession.HandOver> handed = session.handOver();
+      if (handed.isEmpty()) {
+        return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " ended or moved meanwhile");
+      }
+      snapshot = OwnedSession.encode(handed.get(), rules); // before the container drops its copy and its attributes
+      engine.retireFenced(session, "migrated to " + requester.value());
+      NodeId to = engine.buddy();
+      if (to != null && !to.equals(requester)) {
+        transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED));
+      }
+    } else {
+      Optional<NodeId> liveOwner = backups.entry(id).map(BackupStore.BackupEntry::owner)
+          .filter(owner -> current != null && current.contains(owner) && !owner.equals(requester));
+      if (liveOwner.isPresent()) {
+        // The owner may have changed the session since this copy; giving the copy away would also tombstone it
+        // here and so make the owner's next update fail: the requester must migrate it from the owner.
+        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+            "session " + id + " is owned by " + liveOwner.get().value() + ", which is alive; migrate it from there");
+      }
+      Optional<BackupStore.BackupEntry> backup = backups.take(id);
+      if (backup.isEmpty()) {
+        return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " is not held here");
+      }
+      snapshot = backup.get().snapshot();
+      if (snapshot.epoch() >= move.newEpoch()) {
+        backups.applyFull(backup.get().owner(), snapshot);
+        return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, snapshot.epoch(), snapshot.version(), "backup is at epoch " + snapshot.epoch());
+      }
+      backups.refuseUpTo(id, snapshot.epoch());
+    }
+    counters.sessionsMigratedOut.increment();
+    return new Message.FullSession(new SessionSnapshot(id, move.newEpoch(), snapshot.version(), snapshot.metadata(), snapshot.attributes()));
+  }
+}
