@@ -151,7 +151,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     this.transport = new GrizzlyTransport(settings.transportConfig(node, config.ackTimeout(), config.maxFrameSize(), tls));
     HazelcastMembership membership = new HazelcastMembership(new HazelcastMembershipConfig(settings.clusterName(), node,
         settings.bindAddress() + ":" + settings.transportPort(), settings.bindAddress(), settings.membershipPort(),
-        settings.members(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
+        settings.discovery(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
     // Hazelcast's open-source membership authenticates nobody: only members that proved the shared secret to the
     // transport reach the buddy ring, and a node whose secret the running members refuse does not start.
     this.engine = new ReplicationEngine(config, transport, new AuthenticatedMembership(membership, transport), codec,
