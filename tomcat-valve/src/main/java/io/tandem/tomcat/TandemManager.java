@@ -91,6 +91,18 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return attributes.get(name);
   }
 
+  /**
+   * Every Tandem attribute of the {@code <Manager>} element (not those Tomcat's {@code ManagerBase} has setters
+   * for), so that other ways of configuring the manager (Spring Boot's {@code tandem.*} properties) name the same.
+   */
+  public static java.util.SortedSet<String> attributeNames() {
+    java.util.SortedSet<String> names = new java.util.TreeSet<>(ClusterSettings.ATTRIBUTES);
+    names.addAll(ReplicationConfigParser.ATTRIBUTES);
+    names.addAll(TlsSettings.ATTRIBUTES);
+    names.add("replicationFilter");
+    return java.util.Collections.unmodifiableSortedSet(names);
+  }
+
   @Override
   public String getName() {
     return "TandemManager";
