@@ -5,6 +5,10 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpSession;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -16,8 +20,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The smallest Spring Boot application with an HTTP session: Tandem comes from auto-configuration alone, as it would
- * in a user's application that adds the module. {@code /set?name=&value=} and {@code /get?name=}. Prints {@code
- * ready <port>} on standard output once it serves, for the test that started it.
+ * in a user's application that adds the module. {@code /set?name=&value=} and {@code /get?name=}; {@code /buddy}
+ * answers the node's buddy as Tandem's JMX figures give it (empty while it has none). Prints {@code ready <port>} on
+ * standard output once it serves, for the test that started it.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -29,7 +34,7 @@ public class SessionApp {
 
   @Bean
   ServletRegistrationBean<HttpServlet> sessionServlet() {
-    return new ServletRegistrationBean<>(new SessionServlet(), "/set", "/get");
+    return new ServletRegistrationBean<>(new SessionServlet(), "/set", "/get", "/buddy");
   }
 
   @Bean
@@ -44,7 +49,9 @@ public class SessionApp {
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
       response.setContentType("text/plain");
-      if (request.getServletPath().equals("/set")) {
+      if (request.getServletPath().equals("/buddy")) {
+        response.getWriter().print(buddy());
+      } else if (request.getServletPath().equals("/set")) {
         HttpSession session = request.getSession(true);
         session.setAttribute(request.getParameter("name"), request.getParameter("value"));
         response.getWriter().print("ok " + session.getId());
@@ -52,6 +59,18 @@ public class SessionApp {
         HttpSession session = request.getSession(false);
         response.getWriter().print(
             session == null ? "no-session" : String.valueOf(session.getAttribute(request.getParameter("name"))));
+      }
+    }
+
+    private static String buddy() throws IOException {
+      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+      try {
+        for (ObjectName name : server.queryNames(new ObjectName("io.tandem:type=Replication,*"), null)) {
+          return String.valueOf(server.getAttribute(name, "Buddy"));
+        }
+        return "";
+      } catch (JMException e) {
+        throw new IOException(e);
       }
     }
   }
