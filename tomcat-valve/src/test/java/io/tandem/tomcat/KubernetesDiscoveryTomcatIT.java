@@ -21,15 +21,22 @@ class KubernetesDiscoveryTomcatIT extends TomcatClusterIT {
     String clusterName = "k8s-it-" + System.nanoTime();
     int membershipPort = TomcatNode.freePort();
     List<String> attributes = new ArrayList<>();
-    for (String address : List.of("127.0.0.1", "127.0.0.2")) {
+    List<String> addresses = List.of("127.0.0.1", "127.0.0.2");
+    for (int i = 0; i < addresses.size(); i++) {
+      // As in the docs' StatefulSet, the pod's address reaches context.xml as a system property; Tomcat replaces
+      // ${...}. One JVM holds both nodes here, so each has a property of its own.
+      String podIp = "tandem.it.podIp." + i;
+      System.setProperty(podIp, addresses.get(i));
       attributes.add("clusterName=\"" + clusterName + "\" sharedSecret=\"integration-test-secret-123\""
-          + " discovery=\"kubernetes\" kubernetesServiceDns=\"localhost\" bindAddress=\"" + address + "\""
+          + " discovery=\"kubernetes\" kubernetesServiceDns=\"localhost\" bindAddress=\"${" + podIp + "}\""
           + " membershipPort=\"" + membershipPort + "\" transportPort=\"" + TomcatNode.freePort() + "\"");
     }
     cluster = new TomcatCluster(work, attributes);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
 
+    assertThat(n2.manager().engine().members().stream().map(m -> m.value()))
+        .containsExactlyInAnyOrder("n1", "n2");
     assertThat(cluster.get(n1, "/set?name=cart&value=book")).startsWith("ok ");
     cluster.stop(n1);
 
