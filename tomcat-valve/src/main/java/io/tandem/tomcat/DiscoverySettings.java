@@ -123,6 +123,22 @@ final class DiscoverySettings {
     return valid ? new MemberDiscovery.KubernetesApi(namespace, serviceName) : INVALID;
   }
 
+  /**
+   * A warning when discovery looks for other pods but this node listens on loopback only (the default {@code
+   * bindAddress}): every pod would find the others and reach none, and run alone. Not refused, since tests and
+   * single-host setups run Kubernetes discovery on loopback on purpose.
+   */
+  static java.util.Optional<String> loopbackWarning(MemberDiscovery discovery, String bindAddress) {
+    boolean loopback = bindAddress.startsWith("127.") || bindAddress.equals("::1") || bindAddress.equals("localhost");
+    if (discovery instanceof MemberDiscovery.Members || !loopback) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of("bindAddress '" + bindAddress + "' is a loopback address, but discovery=\""
+        + KUBERNETES + "\" looks for other pods: they cannot reach this node, and it will run alone unless its peers"
+        + " are on this host. Set bindAddress to the pod's address (e.g. bindAddress=\"${tandem.podIp}\" with"
+        + " -Dtandem.podIp=$(POD_IP)).");
+  }
+
   /** For the start-up line: what was configured, in the attributes' own words. */
   static String describe(MemberDiscovery discovery) {
     if (discovery instanceof MemberDiscovery.KubernetesDns dns) {

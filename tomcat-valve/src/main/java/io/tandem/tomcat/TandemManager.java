@@ -154,6 +154,8 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       throw new LifecycleException(message);
     }
     this.cluster = settings;
+    DiscoverySettings.loopbackWarning(settings.discovery(), settings.bindAddress())
+        .ifPresent(warning -> log.warn("Tandem: " + warning));
     this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
     // A custom or JAAS principal is the application's class like any attribute value: allowedClasses covers it.
     List<String> metadataClasses = new ArrayList<>(METADATA_CLASSES);

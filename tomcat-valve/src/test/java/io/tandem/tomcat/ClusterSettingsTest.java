@@ -189,4 +189,15 @@ class ClusterSettingsTest {
     assertThat(violationsOf(attributes)).singleElement().asString()
         .startsWith("members: must list the membership address").contains("discovery=\"kubernetes\"");
   }
+
+  @Test
+  void loopbackWarning_onlyForKubernetesDiscoveryOnALoopbackAddress() {
+    MemberDiscovery dns = new MemberDiscovery.KubernetesDns("tandem.shop.svc.cluster.local");
+
+    assertThat(DiscoverySettings.loopbackWarning(dns, "127.0.0.1")).get().asString()
+        .startsWith("bindAddress '127.0.0.1' is a loopback address, but discovery=\"kubernetes\"");
+    assertThat(DiscoverySettings.loopbackWarning(dns, "10.1.2.3")).isEmpty();
+    assertThat(DiscoverySettings.loopbackWarning(new MemberDiscovery.Members(List.of("127.0.0.1:5701")), "127.0.0.1"))
+        .isEmpty();
+  }
 }
