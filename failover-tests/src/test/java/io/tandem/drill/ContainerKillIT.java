@@ -51,6 +51,11 @@ class ContainerKillIT {
         .withNetwork(network)
         .withNetworkAliases(route)
         .withEnv("CATALINA_OPTS", "-DjvmRoute=" + route + " -Xmx256m")
+        // Tomcat 10.1 no longer reads the jvmRoute system property by itself (without a route the manager has no
+        // node id and the context does not start): the Engine names it, as in docs/tomcat.md's image.
+        .withCommand("sh", "-c", "sed -i 's|<Engine name=\"Catalina\" defaultHost=\"localhost\">|"
+            + "<Engine name=\"Catalina\" defaultHost=\"localhost\" jvmRoute=\"${jvmRoute}\">|' conf/server.xml"
+            + " && exec catalina.sh run")
         .withCopyFileToContainer(MountableFile.forHostPath(DrillRun.home().resolve("dropin/tomcat-valve-dropin.jar")),
             "/usr/local/tomcat/lib/tandem-dropin.jar")
         .withCopyToContainer(Transferable.of(context), APP + "META-INF/context.xml")

@@ -3,13 +3,13 @@ package io.tandem.tomcat;
 import io.tandem.core.config.Units;
 import io.tandem.core.spi.NodeId;
 import io.tandem.transport.grizzly.GrizzlyTransportConfig;
+import io.tandem.transport.hazelcast.MemberDiscovery;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,7 +19,7 @@ import java.util.Set;
  * violation reported at once with the attribute, the value and what is allowed.
  *
  * @param nodeId this node's id in the ring; defaults to the engine's jvmRoute
- * @param members Hazelcast join list, {@code host:port} of every member's membership port
+ * @param discovery how the members are found: the {@code members} list, or Kubernetes (see {@link DiscoverySettings})
  * @param maxQueuedBytesPerPeer outbound bytes queued for one peer before requests to it fail with back-pressure
  * @param handshakeTimeout a connection that has not proven the secret within it is closed
  * @param stalledFrameTimeout an authenticated peer that starts a frame and does not finish it within it is cut off
@@ -32,7 +32,7 @@ record ClusterSettings(
     String bindAddress,
     int transportPort,
     int membershipPort,
-    List<String> members,
+    MemberDiscovery discovery,
     byte[] sharedSecret,
     long maxQueuedBytesPerPeer,
     Duration handshakeTimeout,
@@ -41,7 +41,8 @@ record ClusterSettings(
     int maxUnauthenticatedPerAddress) {
 
   static final Set<String> ATTRIBUTES =
-      Set.of("clusterName", "nodeId", "bindAddress", "transportPort", "membershipPort", "members", "sharedSecret",
+      Set.of("clusterName", "nodeId", "bindAddress", "transportPort", "membershipPort", "members", "discovery",
+          "kubernetesServiceDns", "kubernetesNamespace", "kubernetesServiceName", "sharedSecret",
           "sharedSecretFile", "maxQueuedBytesPerPeer", "handshakeTimeout", "stalledFrameTimeout",
           "maxUnauthenticatedConnections", "maxUnauthenticatedPerAddress");
 
@@ -55,16 +56,7 @@ record ClusterSettings(
     String bind = attributes.getOrDefault("bindAddress", "127.0.0.1");
     int transportPort = port(attributes, "transportPort", violations);
     int membershipPort = port(attributes, "membershipPort", violations);
-    List<String> members = Arrays.stream(attributes.getOrDefault("members", "").split("[,\\s]+"))
-        .map(String::trim).filter(s -> !s.isEmpty()).toList();
-    if (members.isEmpty()) {
-      violations.add("members: must list the membership address (host:port) of at least one member, e.g. 10.0.0.1:5701,10.0.0.2:5701");
-    }
-    for (String member : members) {
-      if (!member.matches("[^:]+:\\d{1,5}")) {
-        violations.add("members: '" + member + "' is not host:port");
-      }
-    }
+    MemberDiscovery discovery = DiscoverySettings.parse(attributes, violations);
     byte[] secret = secret(attributes, violations);
     if (clusterName.getBytes(StandardCharsets.UTF_8).length > GrizzlyTransportConfig.MAX_CLUSTER_NAME_BYTES) {
       violations.add("clusterName: '" + clusterName + "' is longer than " + GrizzlyTransportConfig.MAX_CLUSTER_NAME_BYTES + " bytes");
@@ -81,7 +73,7 @@ record ClusterSettings(
     if (maxPerAddress > maxUnauthenticated) {
       violations.add("maxUnauthenticatedPerAddress: " + maxPerAddress + " must not exceed maxUnauthenticatedConnections (" + maxUnauthenticated + ")");
     }
-    return new ClusterSettings(clusterName, nodeId, bind, transportPort, membershipPort, members, secret, maxQueued,
+    return new ClusterSettings(clusterName, nodeId, bind, transportPort, membershipPort, discovery, secret, maxQueued,
         handshake, stalled, maxUnauthenticated, maxPerAddress);
   }
 
@@ -181,7 +173,7 @@ record ClusterSettings(
   @Override
   public String toString() {
     return "cluster=" + clusterName + " node=" + nodeId + " bind=" + bindAddress + " transportPort=" + transportPort
-        + " membershipPort=" + membershipPort + " members=" + members + " sharedSecret=****"
+        + " membershipPort=" + membershipPort + " " + DiscoverySettings.describe(discovery) + " sharedSecret=****"
         + " maxQueuedBytesPerPeer=" + maxQueuedBytesPerPeer + " handshakeTimeout=" + Units.format(handshakeTimeout)
         + " stalledFrameTimeout=" + Units.format(stalledFrameTimeout) + " maxUnauthenticatedConnections="
         + maxUnauthenticatedConnections + " maxUnauthenticatedPerAddress=" + maxUnauthenticatedPerAddress;

@@ -84,6 +84,18 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return attributes.get(name);
   }
 
+  /**
+   * Every Tandem attribute of the {@code <Manager>} element (not those Tomcat's {@code ManagerBase} has setters
+   * for), so that other ways of configuring the manager (Spring Boot's {@code tandem.*} properties) name the same.
+   */
+  public static java.util.SortedSet<String> attributeNames() {
+    java.util.SortedSet<String> names = new java.util.TreeSet<>(ClusterSettings.ATTRIBUTES);
+    names.addAll(ReplicationConfigParser.ATTRIBUTES);
+    names.addAll(TlsSettings.ATTRIBUTES);
+    names.add("replicationFilter");
+    return java.util.Collections.unmodifiableSortedSet(names);
+  }
+
   @Override
   public String getName() {
     return "TandemManager";
@@ -135,13 +147,15 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       throw new LifecycleException(message);
     }
     this.cluster = settings;
+    DiscoverySettings.loopbackWarning(settings.discovery(), settings.bindAddress())
+        .ifPresent(warning -> log.warn("Tandem: " + warning));
     this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
     this.loginCodec = new LoginCodec(config.allowedClasses(), config.codecLimits());
     NodeId node = new NodeId(settings.nodeId());
     this.transport = new GrizzlyTransport(settings.transportConfig(node, config.ackTimeout(), config.maxFrameSize(), tls));
     HazelcastMembership membership = new HazelcastMembership(new HazelcastMembershipConfig(settings.clusterName(), node,
         settings.bindAddress() + ":" + settings.transportPort(), settings.bindAddress(), settings.membershipPort(),
-        settings.members(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
+        settings.discovery(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
     // Hazelcast's open-source membership authenticates nobody: only members that proved the shared secret to the
     // transport reach the buddy ring, and a node whose secret the running members refuse does not start.
     this.engine = new ReplicationEngine(config, transport, new AuthenticatedMembership(membership, transport), codec,

@@ -18,6 +18,31 @@ class ConfigurationErrorIT {
 
   @Test
   void badValues_stopTheContext_namingEveryAttribute() {
+    List<String> errors = errorsOfStarting("scope=\"EVERYTHING\" ackTimeout=\"500\" sharedSecret=\"short\""
+        + " transportPort=\"99999\" membershipPort=\"5701\" members=\"127.0.0.1:5701\" colour=\"blue\"");
+
+    assertThat(errors).anySatisfy(message -> assertThat(message)
+        .contains("Invalid Tandem configuration")
+        .contains("scope: 'EVERYTHING'")
+        .contains("ackTimeout: '500'")
+        .contains("sharedSecret: must be at least 16 bytes")
+        .contains("transportPort: '99999'")
+        .contains("colour: unknown attribute"));
+  }
+
+  @Test
+  void kubernetesDiscoveryWithMembersAndNoService_stopsTheContext_namingBoth() {
+    List<String> errors = errorsOfStarting("discovery=\"kubernetes\" sharedSecret=\"integration-test-secret-123\""
+        + " transportPort=\"4100\" membershipPort=\"5701\" members=\"127.0.0.1:5701\"");
+
+    assertThat(errors).anySatisfy(message -> assertThat(message)
+        .contains("Invalid Tandem configuration")
+        .contains("members: '127.0.0.1:5701' is not used with discovery=\"kubernetes\"")
+        .contains("discovery: \"kubernetes\" needs kubernetesServiceDns"));
+  }
+
+  /** What TandemManager logged when a context with these attributes refused to start. */
+  private List<String> errorsOfStarting(String managerAttributes) {
     List<String> errors = new CopyOnWriteArrayList<>();
     Handler capture = new Handler() {
       @Override
@@ -34,19 +59,11 @@ class ConfigurationErrorIT {
     Logger logger = Logger.getLogger(TandemManager.class.getName());
     logger.addHandler(capture);
     try {
-      assertThatThrownBy(() -> new TomcatNode(work, "bad", "scope=\"EVERYTHING\" ackTimeout=\"500\" sharedSecret=\"short\""
-          + " transportPort=\"99999\" membershipPort=\"5701\" members=\"127.0.0.1:5701\" colour=\"blue\"").close())
+      assertThatThrownBy(() -> new TomcatNode(work, "bad", managerAttributes).close())
           .isInstanceOf(IllegalStateException.class);
     } finally {
       logger.removeHandler(capture);
     }
-
-    assertThat(errors).anySatisfy(message -> assertThat(message)
-        .contains("Invalid Tandem configuration")
-        .contains("scope: 'EVERYTHING'")
-        .contains("ackTimeout: '500'")
-        .contains("sharedSecret: must be at least 16 bytes")
-        .contains("transportPort: '99999'")
-        .contains("colour: unknown attribute"));
+    return errors;
   }
 }

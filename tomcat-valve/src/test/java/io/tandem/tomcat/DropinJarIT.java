@@ -116,4 +116,32 @@ class DropinJarIT {
         .toList();
     assertThat(natives).isEmpty();
   }
+
+  /**
+   * Kubernetes discovery is Hazelcast's own, in the jar the shade trims: its classes, the relocated service file
+   * that names its strategy, and the relocated class name Hazelcast maps {@code kubernetes} to must all be there.
+   * Run against the jar alone (no application class path), two members find each other through it.
+   */
+  @Test
+  void kubernetesDiscovery_fromTheJarAlone_formsACluster() throws Exception {
+    Path dropin = Path.of(System.getProperty("tandem.dropin.jar"));
+    java.net.URL probeClasses = DropinDiscoveryProbe.class.getProtectionDomain().getCodeSource().getLocation();
+    try (java.net.URLClassLoader loader = new java.net.URLClassLoader(
+        new java.net.URL[] {dropin.toUri().toURL(), probeClasses}, ClassLoader.getPlatformClassLoader())) {
+      Thread thread = Thread.currentThread();
+      ClassLoader previous = thread.getContextClassLoader();
+      thread.setContextClassLoader(loader);
+      try {
+        Object result = loader.loadClass(DropinDiscoveryProbe.class.getName())
+            .getMethod("formCluster", String.class, int.class)
+            .invoke(null, "dropin-k8s-" + System.nanoTime(), TomcatNode.freePort());
+        List<?> answer = (List<?>) result;
+
+        assertThat(answer.get(0).toString()).as("where the membership classes came from").endsWith(dropin.getFileName().toString());
+        assertThat(answer.get(1).toString()).isEqualTo("[a, b]");
+      } finally {
+        thread.setContextClassLoader(previous);
+      }
+    }
+  }
 }

@@ -56,6 +56,16 @@ final class TomcatCluster implements AutoCloseable {
     }
   }
 
+  /** A cluster of nodes configured by {@code attributes} (one entry per node, all of its attributes), all started. */
+  TomcatCluster(Path work, List<String> attributes) throws Exception {
+    this.work = work;
+    nodeAttributes.addAll(attributes);
+    for (int i = 0; i < attributes.size(); i++) {
+      start(i);
+    }
+    await().atMost(Duration.ofSeconds(60)).until(() -> nodes.stream().allMatch(n -> n.manager().engine().buddy().isPresent()));
+  }
+
   /** Starts configured node {@code index} (named n{index+1}). */
   TomcatNode start(int index) throws Exception {
     TomcatNode node = new TomcatNode(work, "n" + (index + 1), nodeAttributes.get(index), managerClass);

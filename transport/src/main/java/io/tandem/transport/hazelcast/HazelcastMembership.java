@@ -5,12 +5,14 @@ import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.KubernetesConfig;
 import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.core.LifecycleListener;
+import com.hazelcast.kubernetes.KubernetesProperties;
 import com.hazelcast.spi.properties.ClusterProperty;
 import io.tandem.core.spi.Member;
 import io.tandem.core.spi.Membership;
@@ -32,9 +34,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Membership backed by an embedded Hazelcast member, so that Tandem gets Hazelcast's failure detection and its
  * master-ordered member list without Tandem code depending on Hazelcast types.
  *
- * <p>Each node runs one Hazelcast member that joins over TCP-IP using the configured member list (no multicast,
- * no auto-detection, no phone-home) and publishes two member attributes: its Tandem node id and its transport
- * address. A view is the Hazelcast member list, re-read whole on every membership event rather than patched with
+ * <p>Each node runs one Hazelcast member that finds the others through the configured {@link MemberDiscovery} (a
+ * TCP-IP member list or Kubernetes; no multicast, no auto-detection, no phone-home) and publishes two member
+ * attributes: its Tandem node id and its transport address. A view is the Hazelcast member list, re-read whole on every membership event rather than patched with
  * event deltas, keeping only members that carry both attributes. Its id is Hazelcast's member list version, which
  * the master assigns, so every node gives the same list the same id (see {@link MemberListReader}). Should that
  * version ever go backwards (after a split-brain merge), views are numbered locally from the last id on, so ids
@@ -245,10 +247,38 @@ public final class HazelcastMembership implements Membership {
     JoinConfig join = network.getJoin();
     join.getAutoDetectionConfig().setEnabled(false);
     join.getMulticastConfig().setEnabled(false);
-    join.getTcpIpConfig().setEnabled(true).setMembers(new ArrayList<>(config.joinMembers()));
+    configureDiscovery(join, config);
 
     hz.addListenerConfig(new ListenerConfig(listener));
     return hz;
+  }
+
+  /**
+   * A static list is Hazelcast's TCP-IP join; Kubernetes is Hazelcast's own Kubernetes discovery (in the Hazelcast
+   * jar, so in the drop-in jar too), with the looked-up addresses joined on this node's own port.
+   */
+  private static void configureDiscovery(JoinConfig join, HazelcastMembershipConfig config) {
+    MemberDiscovery discovery = config.discovery();
+    if (discovery instanceof MemberDiscovery.Members members) {
+      join.getTcpIpConfig().setEnabled(true).setMembers(new ArrayList<>(members.members()));
+      return;
+    }
+    join.getTcpIpConfig().setEnabled(false);
+    KubernetesConfig kubernetes = join.getKubernetesConfig().setEnabled(true);
+    kubernetes.setProperty(KubernetesProperties.SERVICE_PORT.key(), Integer.toString(config.port()));
+    // Public addresses are for Hazelcast clients outside the cluster; Tandem has none, and looking them up costs
+    // Kubernetes API calls (services, nodes) and a misleading warning when they are not allowed.
+    kubernetes.setProperty(KubernetesProperties.EXPOSE_EXTERNALLY.key(), "false");
+    if (discovery instanceof MemberDiscovery.KubernetesDns dns) {
+      kubernetes.setProperty(KubernetesProperties.SERVICE_DNS.key(), dns.serviceDns());
+    } else if (discovery instanceof MemberDiscovery.KubernetesApi api) {
+      kubernetes.setProperty(KubernetesProperties.SERVICE_NAME.key(), api.serviceName());
+      if (api.namespace() != null) {
+        kubernetes.setProperty(KubernetesProperties.NAMESPACE.key(), api.namespace());
+      }
+    } else {
+      throw new IllegalArgumentException("unknown discovery " + discovery);
+    }
   }
 
   /** Re-reads the member list and publishes a view if it changed. Any thread; never blocks on listeners. */

@@ -1,6 +1,7 @@
 package io.tandem.transport.hazelcast;
 
 import io.tandem.core.spi.NodeId;
+import io.tandem.transport.hazelcast.MemberDiscovery.Members;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -8,9 +9,10 @@ import java.util.Objects;
 /**
  * How one node joins the Hazelcast cluster that decides Tandem membership.
  *
- * <p>Join is TCP-IP only, against {@link #joinMembers}: every node should list every node (itself included), so
- * that any two of them find each other without multicast or cloud discovery, which are unreliable (or forbidden)
- * in the data centres Tomcat runs in. Failure detection is heartbeat based; Hazelcast counts both values in whole
+ * <p>Members are found by {@link #discovery}: a fixed TCP join list, where every node lists every node (itself
+ * included) so that any two of them find each other, or Hazelcast's Kubernetes discovery (DNS lookup of a headless
+ * Service, or the Kubernetes API). Never multicast or cloud auto-detection, which are unreliable (or forbidden) in
+ * the data centres Tomcat runs in. Failure detection is heartbeat based; Hazelcast counts both values in whole
  * seconds, so the record insists on whole seconds rather than silently truncating. A crashed node whose sockets
  * close is dropped within a second; one that hangs is dropped after about {@link #maxNoHeartbeat}.
  *
@@ -18,8 +20,9 @@ import java.util.Objects;
  * @param localNode this node's Tandem id (its jvmRoute), published as a member attribute
  * @param transportAddress where this node's transport listens, published as a member attribute
  * @param bindHost the address Hazelcast binds to and advertises (an IP address or a resolvable host name)
- * @param port the port Hazelcast binds to; no auto-increment, so the join list stays exact
- * @param joinMembers {@code host:port} (or {@code host}) entries of the nodes to join
+ * @param port the port Hazelcast binds to; no auto-increment, so the join list stays exact (with Kubernetes
+ *     discovery every pod uses the same port, which is the port looked-up addresses are joined on)
+ * @param discovery how the other members are found
  * @param heartbeatInterval how often members send heartbeats; whole seconds, at least one
  * @param maxNoHeartbeat how long without a heartbeat before a member is dropped; whole seconds, above the interval
  */
@@ -29,7 +32,7 @@ public record HazelcastMembershipConfig(
     String transportAddress,
     String bindHost,
     int port,
-    List<String> joinMembers,
+    MemberDiscovery discovery,
     Duration heartbeatInterval,
     Duration maxNoHeartbeat) {
 
@@ -47,16 +50,7 @@ public record HazelcastMembershipConfig(
     if (port < 1 || port > 65_535) {
       throw new IllegalArgumentException("port must be between 1 and 65535, got " + port);
     }
-    Objects.requireNonNull(joinMembers, "joinMembers must not be null");
-    if (joinMembers.isEmpty()) {
-      throw new IllegalArgumentException("joinMembers must name at least one host:port");
-    }
-    for (String member : joinMembers) {
-      if (member == null || member.isBlank()) {
-        throw new IllegalArgumentException("joinMembers must not contain blank entries, got " + joinMembers);
-      }
-    }
-    joinMembers = List.copyOf(joinMembers);
+    Objects.requireNonNull(discovery, "discovery must not be null");
     requireWholeSeconds(heartbeatInterval, "heartbeatInterval");
     requireWholeSeconds(maxNoHeartbeat, "maxNoHeartbeat");
     if (maxNoHeartbeat.compareTo(heartbeatInterval) <= 0) {
@@ -79,7 +73,7 @@ public record HazelcastMembershipConfig(
         transportAddress,
         LOOPBACK,
         port,
-        members,
+        new Members(members),
         DEFAULT_HEARTBEAT_INTERVAL,
         DEFAULT_MAX_NO_HEARTBEAT);
   }
@@ -98,7 +92,7 @@ public record HazelcastMembershipConfig(
         transportAddress,
         bindHost,
         port,
-        joinMembers,
+        new Members(joinMembers),
         DEFAULT_HEARTBEAT_INTERVAL,
         DEFAULT_MAX_NO_HEARTBEAT);
   }
@@ -106,7 +100,13 @@ public record HazelcastMembershipConfig(
   /** This config with other failure detection timings. */
   public HazelcastMembershipConfig withFailureDetection(Duration heartbeatInterval, Duration maxNoHeartbeat) {
     return new HazelcastMembershipConfig(
-        clusterName, localNode, transportAddress, bindHost, port, joinMembers, heartbeatInterval, maxNoHeartbeat);
+        clusterName, localNode, transportAddress, bindHost, port, discovery, heartbeatInterval, maxNoHeartbeat);
+  }
+
+  /** This config with another way of finding the members. */
+  public HazelcastMembershipConfig withDiscovery(MemberDiscovery discovery) {
+    return new HazelcastMembershipConfig(
+        clusterName, localNode, transportAddress, bindHost, port, discovery, heartbeatInterval, maxNoHeartbeat);
   }
 
   private static void requireText(String value, String field) {

@@ -72,7 +72,7 @@ class HazelcastMembershipHungMemberIT {
     command.add(config.clusterName());
     command.add(config.localNode().value());
     command.add(Integer.toString(config.port()));
-    for (String member : config.joinMembers()) {
+    for (String member : ((MemberDiscovery.Members) config.discovery()).members()) {
       command.add(member.substring(member.lastIndexOf(':') + 1));
     }
     File log = File.createTempFile("tandem-member-" + config.localNode(), ".log");

@@ -119,7 +119,8 @@ class HazelcastMembershipTest {
 
     JoinConfig join = hz.getNetworkConfig().getJoin();
     assertThat(join.getTcpIpConfig().isEnabled()).isTrue();
-    assertThat(join.getTcpIpConfig().getMembers()).isEqualTo(config.joinMembers());
+    assertThat(join.getTcpIpConfig().getMembers()).isEqualTo(((MemberDiscovery.Members) config.discovery()).members());
+    assertThat(join.getKubernetesConfig().isEnabled()).isFalse();
     assertThat(join.getMulticastConfig().isEnabled()).isFalse();
     assertThat(join.getAutoDetectionConfig().isEnabled()).isFalse();
     assertThat(hz.getNetworkConfig().getPort()).isEqualTo(config.port());
@@ -132,6 +133,40 @@ class HazelcastMembershipTest {
     assertThat(hz.getMemberAttributeConfig().getAttributes())
         .containsEntry(HazelcastMembership.NODE_ATTRIBUTE, "a")
         .containsEntry(HazelcastMembership.TRANSPORT_ATTRIBUTE, "grizzly://127.0.0.1:7000");
+  }
+
+  @Test
+  void kubernetesDnsDiscovery_replacesTheTcpJoin_andJoinsOnThisNodesPort() {
+    HazelcastMembershipConfig config = fixture.config(A, "grizzly://127.0.0.1:7000")
+        .withDiscovery(new MemberDiscovery.KubernetesDns("tandem.shop.svc.cluster.local"));
+
+    JoinConfig join = HazelcastMembership.hazelcastConfig(config, new IgnoreEvents()).getNetworkConfig().getJoin();
+
+    assertThat(join.getTcpIpConfig().isEnabled()).isFalse();
+    assertThat(join.getMulticastConfig().isEnabled()).isFalse();
+    assertThat(join.getAutoDetectionConfig().isEnabled()).isFalse();
+    assertThat(join.getKubernetesConfig().isEnabled()).isTrue();
+    assertThat(join.getKubernetesConfig().getProperties())
+        .containsEntry("service-dns", "tandem.shop.svc.cluster.local")
+        .containsEntry("service-port", Integer.toString(config.port()))
+        .containsEntry("expose-externally", "false")
+        .doesNotContainKeys("service-name", "namespace");
+  }
+
+  @Test
+  void kubernetesApiDiscovery_namesServiceAndNamespace_orLeavesTheNamespaceToThePod() {
+    HazelcastMembershipConfig config = fixture.config(A, "grizzly://127.0.0.1:7000");
+
+    Map<String, String> named = HazelcastMembership.hazelcastConfig(
+            config.withDiscovery(new MemberDiscovery.KubernetesApi("shop", "tandem")), new IgnoreEvents())
+        .getNetworkConfig().getJoin().getKubernetesConfig().getProperties();
+    Map<String, String> ownNamespace = HazelcastMembership.hazelcastConfig(
+            config.withDiscovery(new MemberDiscovery.KubernetesApi(null, "tandem")), new IgnoreEvents())
+        .getNetworkConfig().getJoin().getKubernetesConfig().getProperties();
+
+    assertThat(named).containsEntry("service-name", "tandem").containsEntry("namespace", "shop")
+        .doesNotContainKey("service-dns");
+    assertThat(ownNamespace).containsEntry("service-name", "tandem").doesNotContainKey("namespace");
   }
 
   @Test
@@ -168,7 +203,7 @@ class HazelcastMembershipTest {
         HazelcastMembershipConfig.forLoopback("c1", A, "test://a", 5701, List.of(5701, 5702));
 
     assertThat(config.bindHost()).isEqualTo("127.0.0.1");
-    assertThat(config.joinMembers()).containsExactly("127.0.0.1:5701", "127.0.0.1:5702");
+    assertThat(config.discovery()).isEqualTo(new MemberDiscovery.Members(List.of("127.0.0.1:5701", "127.0.0.1:5702")));
     assertThat(config.heartbeatInterval()).isEqualTo(Duration.ofSeconds(1));
     assertThat(config.maxNoHeartbeat()).isEqualTo(Duration.ofSeconds(3));
     assertThat(config.maxNoHeartbeat().plus(config.heartbeatInterval())).isLessThan(REQUIRED_CRASH_DETECTION);
@@ -181,8 +216,9 @@ class HazelcastMembershipTest {
 
     members.add("10.0.0.2:5701");
 
-    assertThat(config.joinMembers()).containsExactly("10.0.0.1:5701");
-    assertThatThrownBy(() -> config.joinMembers().add("x")).isInstanceOf(UnsupportedOperationException.class);
+    List<String> joinMembers = ((MemberDiscovery.Members) config.discovery()).members();
+    assertThat(joinMembers).containsExactly("10.0.0.1:5701");
+    assertThatThrownBy(() -> joinMembers.add("x")).isInstanceOf(UnsupportedOperationException.class);
   }
 
   static Stream<Arguments> invalidConfigs() {
@@ -194,9 +230,16 @@ class HazelcastMembershipTest {
         invalid("bindHost", c -> copy(c, c.clusterName(), c.localNode(), c.transportAddress(), null, c.port())),
         invalid("port", c -> copy(c, c.clusterName(), c.localNode(), c.transportAddress(), c.bindHost(), 0)),
         invalid("port", c -> copy(c, c.clusterName(), c.localNode(), c.transportAddress(), c.bindHost(), 65_536)),
-        invalid("joinMembers", c -> withJoinMembers(c, List.of())),
-        invalid("joinMembers", c -> withJoinMembers(c, null)),
-        invalid("joinMembers", c -> withJoinMembers(c, List.of("127.0.0.1:5701", " "))),
+        invalid("members", c -> withJoinMembers(c, List.of())),
+        invalid("members", c -> withJoinMembers(c, null)),
+        invalid("members", c -> withJoinMembers(c, List.of("127.0.0.1:5701", " "))),
+        invalid("discovery", c -> c.withDiscovery(null)),
+        invalid("serviceDns", c -> c.withDiscovery(new MemberDiscovery.KubernetesDns("http://tandem.shop.svc"))),
+        invalid("serviceDns", c -> c.withDiscovery(new MemberDiscovery.KubernetesDns("tandem.shop.svc:5701"))),
+        invalid("serviceDns", c -> c.withDiscovery(new MemberDiscovery.KubernetesDns(null))),
+        invalid("serviceName", c -> c.withDiscovery(new MemberDiscovery.KubernetesApi("shop", null))),
+        invalid("serviceName", c -> c.withDiscovery(new MemberDiscovery.KubernetesApi("shop", "Tandem"))),
+        invalid("namespace", c -> c.withDiscovery(new MemberDiscovery.KubernetesApi("shop_1", "tandem"))),
         invalid("heartbeatInterval", c -> c.withFailureDetection(null, Duration.ofSeconds(3))),
         invalid("heartbeatInterval", c -> c.withFailureDetection(Duration.ZERO, Duration.ofSeconds(3))),
         invalid("heartbeatInterval", c -> c.withFailureDetection(Duration.ofMillis(1500), Duration.ofSeconds(3))),
@@ -223,19 +266,11 @@ class HazelcastMembershipTest {
   private static HazelcastMembershipConfig copy(
       HazelcastMembershipConfig c, String clusterName, NodeId node, String address, String bindHost, int port) {
     return new HazelcastMembershipConfig(
-        clusterName, node, address, bindHost, port, c.joinMembers(), c.heartbeatInterval(), c.maxNoHeartbeat());
+        clusterName, node, address, bindHost, port, c.discovery(), c.heartbeatInterval(), c.maxNoHeartbeat());
   }
 
   private static HazelcastMembershipConfig withJoinMembers(HazelcastMembershipConfig c, List<String> members) {
-    return new HazelcastMembershipConfig(
-        c.clusterName(),
-        c.localNode(),
-        c.transportAddress(),
-        c.bindHost(),
-        c.port(),
-        members,
-        c.heartbeatInterval(),
-        c.maxNoHeartbeat());
+    return c.withDiscovery(new MemberDiscovery.Members(members));
   }
 
   private Membership started(NodeId id) throws Exception {
