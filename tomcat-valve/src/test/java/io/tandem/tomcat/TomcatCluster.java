@@ -59,6 +59,7 @@ final class TomcatCluster implements AutoCloseable {
   /** A cluster of nodes configured by {@code attributes} (one entry per node, all of its attributes), all started. */
   TomcatCluster(Path work, List<String> attributes) throws Exception {
     this.work = work;
+    this.managerClass = TandemManager.class.getName();
     nodeAttributes.addAll(attributes);
     for (int i = 0; i < attributes.size(); i++) {
       start(i);
