@@ -30,7 +30,8 @@ import java.util.concurrent.CompletableFuture;
  * flush finds it without a lookup, and still finds it, fenced, after another node took the session over while the
  * request ran. Outside this package it is opaque.
  *
- * <p>Implementation notes: every field is guarded by {@code this} (the session lock). The engine holds the lock
+ * <p>Implementation notes: every field is guarded by {@code this} (the session lock); {@code protectedVersion} is also
+ * volatile, for one reading without it ({@link #isProtectedWithoutLock()}). The engine holds the lock
  * from reading the buddy and preparing an update until it has handed the update to the transport or the async
  * queue, which is what makes a session's updates reach the buddy in version order even when parallel requests flush
  * at once. Nobody waits for a reply under it.
@@ -44,7 +45,8 @@ public final class OwnedSession {
   private final AttributeFingerprints fingerprints = new AttributeFingerprints();
   private SessionMetadata lastSentMetadata;
   private boolean needsFull = true;
-  private long protectedVersion = -1;
+  // Written under the lock like every field; volatile for isProtectedWithoutLock() alone.
+  private volatile long protectedVersion = -1;
   private boolean fenced;
   private boolean gone;
   /** The newest update sent in SYNC mode; it carries every change prepared so far. Null before the first. */
@@ -92,6 +94,15 @@ public final class OwnedSession {
   }
 
   synchronized boolean isProtected() {
+    return protectedVersion >= 0;
+  }
+
+  /**
+   * {@link #isProtected()} read without the lock, for the ASYNC reply thread: an acknowledgement of a session that
+   * is protected changes nothing ASYNC relies on (only SYNC reads the version), so that thread need not wait for a
+   * lock a request holds. The answer may be stale at once; a session unprotected meanwhile stays unprotected.
+   */
+  boolean isProtectedWithoutLock() {
     return protectedVersion >= 0;
   }
 
