@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * resend, which its maintenance tick performs once there is room. Invalidations and id changes are never refused
  * (they are rare and small, and an invalidation must never be lost), so the queue may exceed its capacity by them.
  *
- * <p>In-flight window: the sender keeps at most {@code maxInFlight} messages unanswered (a message counts until its
- * reply was handled). When the buddy answers more slowly than requests arrive, updates wait here, where they coalesce
+ * <p>In-flight window: the sender keeps at most {@code maxInFlight} messages unanswered by the buddy. When the buddy
+ * answers more slowly than requests arrive, updates wait here, where they coalesce
  * and the queue is bounded by sessions, rather than in the socket and the buddy's input, where nothing merges and
  * every message waits its turn until it outlives the ack timeout, is counted as failed and comes back as a full
  * resend of its session. A reply that never comes does not stop the sender: after {@code windowWaitNanos} it sends
@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Replies: the send function hands each reply that needs the session's lock to {@link #replies()}, one thread
  * ({@code tandem-async-replies-<n>}), so that the transport's I/O thread never waits for a session lock a request
  * holds: under a CPU cap a request thread can be descheduled with its lock held for a whole CFS period, and every
- * reply (and, on a node that is also a buddy, every request) behind it waited as long.
+ * reply (and, on a node that is also a buddy, every request) behind it waited as long. The window counts a message
+ * until its reply arrives, not until that thread recorded it, so a reply waiting there for a busy session's lock
+ * holds up neither the sender nor the other sessions.
  *
  * <p>Implementation notes: no lock is shared by all requests, beyond the queue's own for the moment of an enqueue
  * (once per session per send, not per request). Each session's entry is guarded by its own monitor, which a request
@@ -58,7 +60,7 @@ final class AsyncOutbox implements AutoCloseable {
   /** Hands one item (a {@link SessionUpdate} or a {@link Message}) to the transport, on the sender thread. */
   @FunctionalInterface
   interface Sender {
-    /** A stage that completes once the reply was handled, or null when nothing was sent (no buddy). */
+    /** The reply, which completes when it arrives (or fails), or null when nothing was sent (no buddy). */
     CompletionStage<?> send(OwnedSession session, Object item);
   }
 
@@ -197,7 +199,7 @@ final class AsyncOutbox implements AutoCloseable {
     return queued.get();
   }
 
-  /** Messages sent whose reply was not handled yet (a moment's reading while sends and replies run). */
+  /** Messages sent whose reply has not arrived (a moment's reading while sends and replies run). */
   int inFlight() {
     return maxInFlight - window.availablePermits();
   }
@@ -229,11 +231,11 @@ final class AsyncOutbox implements AutoCloseable {
     }
   }
 
-  /** Sends one item; {@code permit}: it holds a place in the window, which its handled reply gives back. */
+  /** Sends one item; {@code permit}: it holds a place in the window, which its reply gives back. */
   private void sendOne(Sender send, OwnedSession session, Object item, boolean permit) {
-    CompletionStage<?> handled = null;
+    CompletionStage<?> reply = null;
     try {
-      handled = send.send(session, item);
+      reply = send.send(session, item);
     } catch (RuntimeException e) {
       // A bug, not a peer's doing: the sender must outlive it, or every later update would wait forever.
       LOG.log(System.Logger.Level.ERROR, "Async replication could not send an update of session [" + session.id()
@@ -242,10 +244,10 @@ final class AsyncOutbox implements AutoCloseable {
     if (!permit) {
       return;
     }
-    if (handled == null) {
+    if (reply == null) {
       window.release();
     } else {
-      handled.whenComplete((result, failure) -> window.release());
+      reply.whenComplete((answer, failure) -> window.release());
     }
   }
 

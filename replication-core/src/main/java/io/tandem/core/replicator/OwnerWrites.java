@@ -390,8 +390,8 @@ final class OwnerWrites {
   // ---- ASYNC ------------------------------------------------------------------------------------------------------
 
   /**
-   * The async sender thread's send function, called with no lock held (see {@link AsyncOutbox}); returns a stage
-   * that completes once the reply was handled, or null when this node is alone.
+   * The async sender thread's send function, called with no lock held (see {@link AsyncOutbox}); returns the reply,
+   * or null when this node is alone.
    */
   CompletionStage<?> sendQueued(OwnedSession session, Object item) {
     NodeId to = engine.buddy();
@@ -411,33 +411,24 @@ final class OwnerWrites {
     } else {
       message = (Message) item;
     }
-    return onAsyncReply(session, to, transport.request(to, message));
+    CompletableFuture<Message> reply = transport.request(to, message);
+    reply.whenComplete((answer, failure) -> onAsyncReply(session, to, answer, failure));
+    return reply;
   }
 
   /**
-   * Records a queued update's reply; the returned stage completes once it is recorded. An acknowledgement of a
-   * session that is protected already is only counted, on the thread that completes the reply; everything else
-   * (the first acknowledgement, a refusal, a failure, a gap's full resend) takes the session's lock, so it goes to the
-   * outbox's reply thread: the transport's I/O thread must never wait for a lock that a request holds, which under
-   * a CPU cap can last as long as that request's thread is descheduled.
+   * Records a queued update's reply, on the thread that completes it. An acknowledgement of a session that is
+   * protected already is only counted; everything else (the first acknowledgement, a refusal, a failure, a gap's
+   * full resend) takes the session's lock, so it goes to the outbox's reply thread: the transport's I/O thread must
+   * never wait for a lock that a request holds, which under a CPU cap can last as long as that request's thread is
+   * descheduled.
    */
-  private CompletionStage<Void> onAsyncReply(OwnedSession session, NodeId to, CompletableFuture<Message> reply) {
-    CompletableFuture<Void> recorded = new CompletableFuture<>();
-    reply.whenComplete((answer, failure) -> {
-      if (answer instanceof Message.Ack && session.isProtectedWithoutLock()) {
-        counters.acks.increment();
-        recorded.complete(null);
-        return;
-      }
-      outbox.replies().execute(() -> {
-        try {
-          recordAsyncReply(session, to, answer, failure);
-        } finally {
-          recorded.complete(null);
-        }
-      });
-    });
-    return recorded;
+  private void onAsyncReply(OwnedSession session, NodeId to, Message answer, Throwable failure) {
+    if (answer instanceof Message.Ack && session.isProtectedWithoutLock()) {
+      counters.acks.increment();
+      return;
+    }
+    outbox.replies().execute(() -> recordAsyncReply(session, to, answer, failure));
   }
 
   private void recordAsyncReply(OwnedSession session, NodeId to, Message reply, Throwable failure) {
