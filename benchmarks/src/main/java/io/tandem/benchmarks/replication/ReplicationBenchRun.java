@@ -154,7 +154,7 @@ final class ReplicationBenchRun {
         buddyWindow.updates(), buddyRequests, ownerWindow.elapsedNanos() / 1_000_000, failed,
         ownerSummary.fields().getOrDefault("otherOutcomes", "none"), delta(ownerThrottled, ownerThrottledAfter),
         delta(buddyThrottled, buddyThrottledAfter), overCeiling, drain.produced(), drain.applied(), drain.drained(),
-        ownerSummary.fields().get("engine"), logs.toString());
+        ownerSummary.fields().get("engine"), drain.pauses(), logs.toString());
     return new Measured(outcome, measuredSizes);
   }
 
@@ -162,11 +162,12 @@ final class ReplicationBenchRun {
    * After the writers' end and the owner's drain: every update the owner produced since its writers started, and
    * every one the buddy holds (both Tandem only; null for the floors).
    */
-  private record Drain(Long produced, Long applied, Boolean drained) {
-    static final Drain NONE = new Drain(null, null, null);
+  private record Drain(Long produced, Long applied, Boolean drained, Long pauses) {
+    static final Drain NONE = new Drain(null, null, null, null);
 
     static Drain of(NodeLine owner, NodeLine buddy) {
-      return new Drain(owner.number("produced"), buddy.number("applied"), Boolean.parseBoolean(owner.text("drained")));
+      return new Drain(owner.number("produced"), buddy.number("applied"), Boolean.parseBoolean(owner.text("drained")),
+          owner.number("pauses") + buddy.number("pauses"));
     }
   }
 
@@ -222,11 +223,13 @@ final class ReplicationBenchRun {
     String applied = o.producedUpdates() == null ? "" : String.format(Locale.ROOT,
         "; buddy applied %,d updates in %,d messages; after the drain %,d of %,d produced not on the buddy",
         o.buddyUpdates(), o.buddyRequests(), o.unappliedAfterDrain(), o.producedUpdates());
+    String pauses = o.pausesDetected() == null || o.pausesDetected() == 0 ? ""
+        : "; JVM PAUSES DETECTED: " + o.pausesDetected() + " (machine overloaded; figures suspect)";
     return String.format(Locale.ROOT, "%s: %,.0f updates/s; CPU per update: owner %.1f µs, buddy %.1f µs, pair %.1f µs; "
-            + "cores %.2f / %.2f; %d not accepted%s; throttled periods %d / %d%s",
+            + "cores %.2f / %.2f; %d not accepted%s; throttled periods %d / %d%s%s",
         o.variant(), o.updatesPerSecond(), o.ownerMicrosPerUpdate(), o.buddyMicrosPerUpdate(), o.pairMicrosPerUpdate(),
         o.ownerCores(), o.buddyCores(), o.failedUpdates(), applied, o.ownerThrottledPeriods(), o.buddyThrottledPeriods(),
-        o.failure() == null ? "" : " (" + o.failure() + ")");
+        pauses, o.failure() == null ? "" : " (" + o.failure() + ")");
   }
 
   private static int freePort() throws IOException {

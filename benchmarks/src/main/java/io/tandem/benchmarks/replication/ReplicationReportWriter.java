@@ -82,6 +82,10 @@ final class ReplicationReportWriter {
     if (o.overCeiling()) {
       note = (note.isEmpty() ? "" : note + "; ") + "a process averaged more than the cap (taskset fallback)";
     }
+    if (o.pausesDetected() != null && o.pausesDetected() > 0) {
+      note = (note.isEmpty() ? "" : note + "; ") + o.pausesDetected() + " JVM pause(s) detected: the machine was "
+          + "overloaded and the node quarantined its sessions, so the figures are suspect";
+    }
     if (o.engine() != null && o.variant().equals(Variant.TANDEM_ASYNC.label())) {
       note = (note.isEmpty() ? "" : note + "; ") + "owner engine " + o.engine();
     }

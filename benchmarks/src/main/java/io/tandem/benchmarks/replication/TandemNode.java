@@ -196,6 +196,9 @@ final class TandemNode implements BenchNode {
     } else {
       fields.put("applied", Long.toString(transport.applied()));
     }
+    // A JVM that did not run for longer than the pause threshold (an overloaded machine) quarantines its sessions:
+    // figures from such a run describe that, not the replication path.
+    fields.put("pauses", Long.toString(engine.stats().pausesDetected()));
     return fields;
   }
 

@@ -28,17 +28,19 @@ package io.tandem.benchmarks.replication;
  * @param appliedAfterDrain Tandem: the updates the buddy held after the owner drained (see {@code TandemNode})
  * @param drained Tandem: whether the owner's engine had nothing queued or unanswered before it stopped
  * @param engine Tandem: the owner engine's counters at the end ({@code sent:…,fulls:…,acks:…,overflows:…})
+ * @param pausesDetected Tandem: JVM pauses over the pause threshold the two engines detected (an overloaded machine;
+ *     each quarantines the node's sessions for a while, so the figures describe that); null for the floors
  * @param logs the directory of the two processes' logs
  */
 record VariantOutcome(String variant, String failure, Double updatesPerSecond, Double ownerMicrosPerUpdate,
     Double buddyMicrosPerUpdate, Double pairMicrosPerUpdate, Double ownerCores, Double buddyCores, long ownerUpdates,
     long buddyUpdates, long buddyRequests, long windowMillis, long failedUpdates, String otherOutcomes,
     long ownerThrottledPeriods, long buddyThrottledPeriods, boolean overCeiling, Long producedUpdates,
-    Long appliedAfterDrain, Boolean drained, String engine, String logs) {
+    Long appliedAfterDrain, Boolean drained, String engine, Long pausesDetected, String logs) {
 
   static VariantOutcome failed(Variant variant, String failure, String logs) {
     return new VariantOutcome(variant.label(), failure, null, null, null, null, null, null, 0, 0, 0, 0, 0, "none", -1,
-        -1, false, null, null, null, null, logs);
+        -1, false, null, null, null, null, null, logs);
   }
 
   /**

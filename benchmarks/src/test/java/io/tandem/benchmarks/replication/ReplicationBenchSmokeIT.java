@@ -16,7 +16,7 @@ import picocli.CommandLine;
  * {@code ./tandem bench --replication} through its real path with tiny windows: eight JVMs (an owner and a buddy per
  * variant), the real engine over Grizzly in SYNC and ASYNC, both floors, the cgroup cap (or its fallback) and the
  * report. It checks that every variant was measured and every file written, and that the buddy of each Tandem
- * variant held every update its owner produced once the owner drained; never the figures. About 15 seconds.
+ * variant held every update its owner produced once the owner drained; never the figures. About 10 seconds.
  */
 class ReplicationBenchSmokeIT {
 
