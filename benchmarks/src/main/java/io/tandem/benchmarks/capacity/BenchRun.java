@@ -71,7 +71,9 @@ final class BenchRun {
     for (int repeat = 1; repeat <= settings.repeats(); repeat++) {
       for (Setup setup : settings.order(repeat)) {
         progress.printf(Locale.ROOT, "== %s, repetition %d of %d%n", setup.label(), repeat, settings.repeats());
-        outcomes.add(measure(setup, repeat, home, work, cap, driver));
+        SetupOutcome outcome = measure(setup, repeat, home, work, cap, driver);
+        outcomes.add(outcome);
+        printReplicationCpu(outcome, outcomes);
         ReportWriter.write(report(started, cap, home, outcomes), directory);
       }
     }
@@ -122,6 +124,28 @@ final class BenchRun {
         .withTiming(settings.nodeWarmUp().dividedBy(2), oneSecond, settings.profile().requestTimeout()), "touch.jsp");
     progress.printf(Locale.ROOT, "   warmed up uncapped: %d users for %d s, then %d closed-loop clients (%d errors)%n",
         grow.users(), settings.nodeWarmUp().toSeconds(), touch.users(), grow.errors() + touch.errors());
+  }
+
+  /** Once both this setup and the control ran their fixed-load step in this repetition, whichever ran first. */
+  private void printReplicationCpu(SetupOutcome latest, List<SetupOutcome> outcomes) {
+    List<SetupOutcome> pairs = new ArrayList<>();
+    SetupOutcome control = outcomes.stream()
+        .filter(o -> o.setup().equals(Setup.CONTROL.name()) && o.repeat() == latest.repeat()).findFirst().orElse(null);
+    if (control == null) {
+      return;
+    }
+    if (latest == control) {
+      outcomes.stream().filter(o -> o != control && o.repeat() == latest.repeat()).forEach(pairs::add);
+    } else {
+      pairs.add(latest);
+    }
+    for (SetupOutcome outcome : pairs) {
+      Double micros = SetupSummary.overControl(outcome, control, SetupSummary::cpuMicrosPerRequest);
+      if (micros != null) {
+        progress.printf(Locale.ROOT, "   %s: replication CPU %+.0f µs per request over the control at %d users%n",
+            outcome.label(), micros, outcome.overhead().users());
+      }
+    }
   }
 
   private StepRecord print(StepRecord step) {

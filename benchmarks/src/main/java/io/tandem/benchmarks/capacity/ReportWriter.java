@@ -65,8 +65,8 @@ final class ReportWriter {
         p.overheadUsers(), p.peakClients()));
 
     md.append("| Setup | U* (each repetition) | U* / control | strict U* | strict / control | peak req/s | peak / control "
-        + "| server CPU ms/req | replicated bytes/req | added p50 ms | added p99 ms |\n");
-    md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        + "| server CPU ms/req | replication CPU µs/req | replicated bytes/req | added p50 ms | added p99 ms |\n");
+    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (SetupSummary s : report.summary()) {
       md.append("| ").append(s.label())
           .append(" | ").append(number(s.medianUStar(), 0)).append(s.uStarIsLowerBound() ? "+" : "")
@@ -77,13 +77,15 @@ final class ReportWriter {
           .append(" | ").append(number(s.peakThroughput(), 0))
           .append(" | ").append(number(s.peakRatio(), 2))
           .append(" | ").append(number(s.cpuMillisPerRequest(), 2))
+          .append(" | ").append(signed(s.replicationCpuMicrosPerRequest(), "%+.0f"))
           .append(" | ").append(number(s.bytesReplicatedPerRequest(), 0))
-          .append(" | ").append(signed(s.addedP50Millis()))
-          .append(" | ").append(signed(s.addedP99Millis())).append(" |\n");
+          .append(" | ").append(signed(s.addedP50Millis(), "%+.1f"))
+          .append(" | ").append(signed(s.addedP99Millis(), "%+.1f")).append(" |\n");
     }
     md.append("\n`+`: the search reached its maximum, so U* is a lower bound. Strict U* counts only steps where no "
         + "replication failed or timed out (Tandem's counters; for Tomcat's managers, their SEVERE lines and Tribes' send-failure warnings). "
-        + "Server CPU and replicated bytes are both nodes together, at the fixed load. -: not measured.\n\n");
+        + "Server CPU and replicated bytes are both nodes together, at the fixed load; replication CPU is the server CPU "
+        + "per request over the control's in the same repetition (median over repetitions). -: not measured.\n\n");
 
     md.append("## Targets\n\n");
     for (String line : targets(report.summary())) {
@@ -189,7 +191,7 @@ final class ReportWriter {
     return value < 0 || Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", value);
   }
 
-  private static String signed(Double value) {
-    return value == null ? "-" : String.format(Locale.ROOT, "%+.1f", value);
+  private static String signed(Double value, String format) {
+    return value == null ? "-" : String.format(Locale.ROOT, format, value);
   }
 }

@@ -16,11 +16,14 @@ import java.util.function.ToDoubleFunction;
  * @param addedP50Millis median of (this setup's p50 − the control's p50) at the fixed load, same repetition; null when
  *     not measured
  * @param addedP99Millis the same for p99
+ * @param replicationCpuMicrosPerRequest median of (this setup's server CPU per request − the control's) at the fixed
+ *     load, both nodes, same repetition, in µs: what replicating costs per request; 0 for the control, null when not
+ *     measured (no control in the run, no fixed-load step in a repetition the control also ran, CPU unknown)
  */
 public record SetupSummary(String setup, String label, List<Integer> uStars, double medianUStar, boolean uStarIsLowerBound,
     double medianStrictUStar, double uStarRatio, double strictUStarRatio, double peakThroughput, double peakRatio,
     double cpuMillisPerRequest, double bytesReplicatedPerRequest, Double addedP50Millis, Double addedP99Millis,
-    List<String> failures) {
+    Double replicationCpuMicrosPerRequest, List<String> failures) {
 
   public SetupSummary {
     uStars = List.copyOf(uStars);
@@ -39,26 +42,47 @@ public record SetupSummary(String setup, String label, List<Integer> uStars, dou
       double uStar = median(mine, o -> o.failure() == null ? o.uStar() : -1);
       double strict = median(mine, o -> o.failure() == null ? o.strictUStar() : -1);
       double peak = median(mine, o -> o.peak() == null ? -1 : o.peak().throughput());
-      List<Double> addedP50 = new ArrayList<>();
-      List<Double> addedP99 = new ArrayList<>();
-      for (SetupOutcome outcome : mine) {
-        control.stream().filter(c -> c.repeat() == outcome.repeat() && c.overhead() != null).findFirst()
-            .ifPresent(c -> {
-              if (outcome.overhead() != null) {
-                addedP50.add(outcome.overhead().p50Millis() - c.overhead().p50Millis());
-                addedP99.add(outcome.overhead().p99Millis() - c.overhead().p99Millis());
-              }
-            });
-      }
       summaries.add(new SetupSummary(setup.name(), setup.label(), mine.stream().map(SetupOutcome::uStar).toList(),
           uStar, mine.stream().anyMatch(SetupOutcome::lowerBound), strict, ratio(uStar, controlUStar),
           ratio(strict, controlStrict), peak, ratio(peak, controlPeak),
           median(mine, o -> o.overhead() == null ? -1 : o.overhead().cpuMillisPerRequest()),
           median(mine, o -> o.overhead() == null ? -1 : o.overhead().bytesReplicatedPerRequest()),
-          medianOf(addedP50), medianOf(addedP99),
+          medianOf(overControl(mine, control, StepRecord::p50Millis)),
+          medianOf(overControl(mine, control, StepRecord::p99Millis)),
+          medianOf(overControl(mine, control, SetupSummary::cpuMicrosPerRequest)),
           mine.stream().filter(o -> o.failure() != null).map(o -> "repeat " + o.repeat() + ": " + o.failure()).toList()));
     }
     return summaries;
+  }
+
+  /**
+   * What this outcome's fixed-load step measured over the control's in the same repetition, {@code value} of each
+   * (a value below 0 is unknown); null when either step is missing or either value unknown.
+   */
+  static Double overControl(SetupOutcome outcome, SetupOutcome control, ToDoubleFunction<StepRecord> value) {
+    if (outcome.overhead() == null || control == null || control.overhead() == null
+        || control.repeat() != outcome.repeat()) {
+      return null;
+    }
+    double mine = value.applyAsDouble(outcome.overhead());
+    double theirs = value.applyAsDouble(control.overhead());
+    return mine < 0 || theirs < 0 ? null : mine - theirs;
+  }
+
+  /** {@link #overControl(SetupOutcome, SetupOutcome, ToDoubleFunction)} for every repetition the control also ran. */
+  private static List<Double> overControl(List<SetupOutcome> mine, List<SetupOutcome> control,
+      ToDoubleFunction<StepRecord> value) {
+    List<Double> differences = new ArrayList<>();
+    for (SetupOutcome outcome : mine) {
+      control.stream().filter(c -> c.repeat() == outcome.repeat()).findFirst()
+          .map(c -> overControl(outcome, c, value)).ifPresent(differences::add);
+    }
+    return differences;
+  }
+
+  /** Server CPU per successful request at a step, both nodes, in µs; -1 when unknown. */
+  static double cpuMicrosPerRequest(StepRecord step) {
+    return step.cpuMillisPerRequest() < 0 ? -1 : step.cpuMillisPerRequest() * 1000;
   }
 
   private static double ratio(double value, double control) {

@@ -11,8 +11,16 @@ interface BenchNode {
   /** The owner starts its writers; the buddy has nothing to start. */
   void startLoad();
 
-  /** Updates completed (owner) or handled (buddy) so far. */
+  /** Updates completed (owner: acknowledged, or in ASYNC accepted into the queue) or applied (buddy) so far. */
   long updates();
+
+  /**
+   * Messages behind {@link #updates()}: the buddy's requests handled (fewer than its updates when the owner's queue
+   * coalesced several updates into one message), the owner's flushes whatever their outcome.
+   */
+  default long requests() {
+    return updates();
+  }
 
   /** Updates that did not complete as acknowledged (owner), so far. */
   long failed();

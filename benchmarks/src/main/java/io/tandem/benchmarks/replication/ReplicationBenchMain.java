@@ -13,12 +13,13 @@ import picocli.CommandLine.Option;
 @Command(name = "tandem bench --replication", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
         "Runs an owner and a buddy JVM on loopback, each CPU-capped, for each variant: Tandem (the real ReplicationEngine "
-            + "over the real GrizzlyTransport, MODIFIED_ATTRIBUTE, SYNC) and two plain-NIO floors exchanging frames of "
-            + "the same sizes (one write per frame and per ack; or batched per selector wake-up). N writer threads in "
-            + "the owner update their own sessions as fast as acks come back. Reports updates per second and CPU "
-            + "microseconds per update of each process, and Tandem's CPU per update over each floor's.",
+            + "over the real GrizzlyTransport, MODIFIED_ATTRIBUTE, SYNC), the same in ASYNC (tandem-async), and two "
+            + "plain-NIO floors exchanging frames of the same sizes (one write per frame and per ack; or batched per "
+            + "selector wake-up). N writer threads in the owner update their own sessions as fast as acks come back (in "
+            + "ASYNC, as fast as the engine queues). Reports updates per second and CPU microseconds per update of each "
+            + "process, the updates the buddy applied, and Tandem's CPU per update over each floor's.",
         "Writes results.json and summary.md under --results/<timestamp>-replication/. With the defaults a run takes "
-            + "about 2 minutes."})
+            + "about 3 minutes."})
 public final class ReplicationBenchMain implements Callable<Integer> {
 
   @Option(names = "--writers", description = "Writer threads in the owner, one session each (default: ${DEFAULT-VALUE}).",
@@ -48,9 +49,9 @@ public final class ReplicationBenchMain implements Callable<Integer> {
   String cfsPeriod;
 
   @Option(names = "--variants", split = ",", paramLabel = "NAME",
-      description = "Variants to run, in order (default: all). Names: tandem, floor-per-update, floor-batched. The floors "
-          + "use the frame sizes Tandem's run measured when it runs first, computed ones otherwise.")
-  List<String> variants = new ArrayList<>(List.of("tandem", "floor-per-update", "floor-batched"));
+      description = "Variants to run, in order (default: all). Names: tandem, tandem-async, floor-per-update, floor-batched. "
+          + "The floors use the frame sizes Tandem's run measured when it runs first, computed ones otherwise.")
+  List<String> variants = new ArrayList<>(List.of("tandem", "tandem-async", "floor-per-update", "floor-batched"));
 
   @Option(names = "--ack-timeout", description = "Tandem's ack timeout, and its transport's request timeout (default: "
       + "${DEFAULT-VALUE}, the shipped default).", defaultValue = "500ms")

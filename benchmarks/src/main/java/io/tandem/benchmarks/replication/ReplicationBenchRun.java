@@ -115,15 +115,16 @@ final class ReplicationBenchRun {
     long ownerThrottledAfter = cap.throttledPeriods(ownerGroup);
     long buddyThrottledAfter = cap.throttledPeriods(buddyGroup);
 
-    owner.send("STOP");
-    NodeLine ownerSummary = owner.await("STOPPED", ANSWER_TIMEOUT);
+    owner.send("STOP"); // the owner's writers end, then it waits for its engine to drain (Tandem)
+    NodeLine ownerSummary = owner.await("STOPPED", ANSWER_TIMEOUT.plus(TandemNode.DRAIN));
     buddy.send("STOP");
-    buddy.await("STOPPED", ANSWER_TIMEOUT);
+    NodeLine buddySummary = buddy.await("STOPPED", ANSWER_TIMEOUT);
 
     ProcessWindow ownerWindow = end[0].mark().since(start[0].mark());
     ProcessWindow buddyWindow = end[1].mark().since(start[1].mark());
     VariantFigures figures = VariantFigures.of(ownerWindow, buddyWindow);
     long failed = end[0].number("failed") - start[0].number("failed");
+    long buddyRequests = end[1].number("requests") - start[1].number("requests");
     List<String> problems = new ArrayList<>();
     for (NodeLine line : end) {
       if (!line.text("failure").equals("none")) {
@@ -132,6 +133,10 @@ final class ReplicationBenchRun {
     }
     if (ownerWindow.updates() == 0 || buddyWindow.updates() == 0) {
       problems.add("no updates in the window");
+    }
+    Drain drain = variant.isTandem() ? Drain.of(ownerSummary, buddySummary) : Drain.NONE;
+    if (drain.drained() == Boolean.FALSE) {
+      problems.add("the owner's engine did not drain within " + TandemNode.DRAIN.toSeconds() + " s of the writers' end");
     }
     FrameSizes measuredSizes = null;
     if (variant == Variant.TANDEM) {
@@ -146,10 +151,24 @@ final class ReplicationBenchRun {
         VariantOutcome.finite(figures.updatesPerSecond()), VariantOutcome.finite(figures.ownerMicrosPerUpdate()),
         VariantOutcome.finite(figures.buddyMicrosPerUpdate()), VariantOutcome.finite(figures.pairMicrosPerUpdate()),
         VariantOutcome.finite(figures.ownerCores()), VariantOutcome.finite(figures.buddyCores()), ownerWindow.updates(),
-        buddyWindow.updates(), ownerWindow.elapsedNanos() / 1_000_000, failed,
+        buddyWindow.updates(), buddyRequests, ownerWindow.elapsedNanos() / 1_000_000, failed,
         ownerSummary.fields().getOrDefault("otherOutcomes", "none"), delta(ownerThrottled, ownerThrottledAfter),
-        delta(buddyThrottled, buddyThrottledAfter), overCeiling, logs.toString());
+        delta(buddyThrottled, buddyThrottledAfter), overCeiling, drain.produced(), drain.applied(), drain.drained(),
+        ownerSummary.fields().get("engine"), drain.pauses(), logs.toString());
     return new Measured(outcome, measuredSizes);
+  }
+
+  /**
+   * After the writers' end and the owner's drain: every update the owner produced since its writers started, and
+   * every one the buddy holds (both Tandem only; null for the floors).
+   */
+  private record Drain(Long produced, Long applied, Boolean drained, Long pauses) {
+    static final Drain NONE = new Drain(null, null, null, null);
+
+    static Drain of(NodeLine owner, NodeLine buddy) {
+      return new Drain(owner.number("produced"), buddy.number("applied"), Boolean.parseBoolean(owner.text("drained")),
+          owner.number("pauses") + buddy.number("pauses"));
+    }
   }
 
   private static long delta(long before, long after) {
@@ -201,11 +220,16 @@ final class ReplicationBenchRun {
     if (!o.measured()) {
       return o.variant() + ": FAILED: " + o.failure();
     }
+    String applied = o.producedUpdates() == null ? "" : String.format(Locale.ROOT,
+        "; buddy applied %,d updates in %,d messages; after the drain %,d of %,d produced not on the buddy",
+        o.buddyUpdates(), o.buddyRequests(), o.unappliedAfterDrain(), o.producedUpdates());
+    String pauses = o.pausesDetected() == null || o.pausesDetected() == 0 ? ""
+        : "; JVM PAUSES DETECTED: " + o.pausesDetected() + " (machine overloaded; figures suspect)";
     return String.format(Locale.ROOT, "%s: %,.0f updates/s; CPU per update: owner %.1f µs, buddy %.1f µs, pair %.1f µs; "
-            + "cores %.2f / %.2f; %d not acknowledged; throttled periods %d / %d%s",
+            + "cores %.2f / %.2f; %d not accepted%s; throttled periods %d / %d%s%s",
         o.variant(), o.updatesPerSecond(), o.ownerMicrosPerUpdate(), o.buddyMicrosPerUpdate(), o.pairMicrosPerUpdate(),
-        o.ownerCores(), o.buddyCores(), o.failedUpdates(), o.ownerThrottledPeriods(), o.buddyThrottledPeriods(),
-        o.failure() == null ? "" : " (" + o.failure() + ")");
+        o.ownerCores(), o.buddyCores(), o.failedUpdates(), applied, o.ownerThrottledPeriods(), o.buddyThrottledPeriods(),
+        pauses, o.failure() == null ? "" : " (" + o.failure() + ")");
   }
 
   private static int freePort() throws IOException {

@@ -1,6 +1,7 @@
 package io.tandem.benchmarks.replication;
 
 import com.sun.management.OperatingSystemMXBean;
+import io.tandem.core.config.ReplicationMode;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -15,7 +16,7 @@ import java.util.Map;
  * A node process of the replication benchmark, started by {@link ReplicationBenchRun}: {@code role=owner|buddy
  * variant=<label> port=<n> peerPort=<n> writers=<n> attributeBytes=<n> requestBytes=<n> ackBytes=<n>
  * ackTimeoutMs=<n>}. It prints {@code READY} when it can take load, then answers the commands on its standard input:
- * {@code START} (the owner's writers begin), {@code MARK} (its clock, its CPU time so far and its count so far),
+ * {@code START} (the owner's writers begin), {@code MARK} (its clock, its CPU time so far and its counts so far),
  * {@code STOP} (prints {@code STOPPED} and exits). End of input stops it too, so it never outlives the benchmark.
  *
  * <p>CPU time is the JVM's process CPU time (every thread, user + system, nanosecond resolution), read from the
@@ -40,8 +41,9 @@ public final class ReplicationNodeMain {
     int requestBytes = Integer.parseInt(options.get("requestBytes"));
     int ackBytes = Integer.parseInt(options.get("ackBytes"));
     BenchNode node = switch (variant) {
-      case TANDEM -> new TandemNode(owner, port, peerPort, writers, Integer.parseInt(options.get("attributeBytes")),
-          Duration.ofMillis(Long.parseLong(options.get("ackTimeoutMs"))));
+      case TANDEM, TANDEM_ASYNC -> new TandemNode(owner,
+          variant == Variant.TANDEM ? ReplicationMode.SYNC : ReplicationMode.ASYNC, port, peerPort, writers,
+          Integer.parseInt(options.get("attributeBytes")), Duration.ofMillis(Long.parseLong(options.get("ackTimeoutMs"))));
       case FLOOR_PER_UPDATE, FLOOR_BATCHED -> owner
           ? FloorNode.owner(peerPort, writers, requestBytes, ackBytes, variant.batched())
           : FloorNode.buddy(port, writers, requestBytes, ackBytes, variant.batched());
@@ -61,11 +63,13 @@ public final class ReplicationNodeMain {
           case "MARK" -> {
             // The count first: CPU spent after it is charged to the next window, never the other way round.
             long updates = node.updates();
+            long requests = node.requests();
             long failed = node.failed();
             long now = System.nanoTime();
             long cpu = os.getProcessCpuTime();
             Map<String, String> fields = new LinkedHashMap<>(NodeLine.of(new Mark(now, cpu, updates)).fields());
             fields.put("failed", Long.toString(failed));
+            fields.put("requests", Long.toString(requests));
             Throwable failure = node.failure();
             fields.put("failure", failure == null ? "none" : failure.getClass().getSimpleName());
             if (failure != null && !failureShown) {

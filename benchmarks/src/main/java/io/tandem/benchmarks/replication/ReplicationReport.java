@@ -14,7 +14,7 @@ import java.util.List;
  * @param parameters the settings
  * @param frameSizes the bytes per update each way, and whether they were measured or computed
  * @param outcomes every variant run, in order
- * @param ratios Tandem's CPU per update over each floor's
+ * @param ratios Tandem's (SYNC) CPU per update over each floor's
  */
 record ReplicationReport(String command, String startedAt, String finishedAt, String machine, String cpuCap,
     boolean capEnforced, Parameters parameters, FrameSizes frameSizes, List<VariantOutcome> outcomes,
@@ -45,7 +45,7 @@ record ReplicationReport(String command, String startedAt, String finishedAt, St
       return List.of();
     }
     VariantFigures t = tandem.figures();
-    return outcomes.stream().filter(o -> !o.variant().equals(Variant.TANDEM.label()) && o.measured())
+    return outcomes.stream().filter(o -> Variant.named(o.variant()).isFloor() && o.measured())
         .map(o -> new Ratio(o.variant(), VariantOutcome.finite(t.ratioTo(o.figures())),
             VariantOutcome.finite(t.ownerRatioTo(o.figures())), VariantOutcome.finite(t.buddyRatioTo(o.figures()))))
         .toList();

@@ -32,16 +32,22 @@ final class ReplicationReportWriter {
     md.append("- Machine: ").append(report.machine()).append(".\n");
     md.append(String.format(Locale.ROOT, "- Load: %d writer threads in the owner, each replacing the one %d-byte "
             + "attribute of its own session as fast as acks come back (Tandem: MODIFIED_ATTRIBUTE, SYNC, Kryo, ack "
-            + "timeout %d ms). Uncapped warm-up %d ms, then capped: settle %d ms, measured window %d ms.%n",
+            + "timeout %d ms; tandem-async: the same in ASYNC, as fast as the engine queues). Uncapped warm-up %d ms, "
+            + "then capped: settle %d ms, measured window %d ms.%n",
         p.writers(), p.attributeBytes(), p.ackTimeoutMillis(), p.warmUpMillis(), p.settleMillis(), p.windowMillis()));
     md.append(String.format(Locale.ROOT, "- Bytes per update: %d-byte request frame, %d-byte ack frame (%s).%n",
         sizes.requestBytes(), sizes.ackBytes(), sizes.source()));
     md.append("- CPU per update: each process's CPU time (all threads) over its own count in its own window "
-        + "(owner: acknowledged updates; buddy: requests handled).\n\n");
+        + "(owner: updates acknowledged, or in ASYNC accepted into the queue; buddy: updates applied, counted in "
+        + "session versions for Tandem, so an ASYNC message that carries several coalesced updates counts them all).\n");
+    md.append("- After the window the owner's writers stop and its engine drains (at most "
+        + TandemNode.DRAIN.toSeconds() + " s); *not on the buddy after the drain* is every update the owner produced "
+        + "less every one the buddy holds: a queue that drops updates shows there.\n\n");
 
     md.append("| variant | updates/s | owner µs/update | buddy µs/update | pair µs/update | owner cores | buddy cores "
-        + "| not acknowledged | throttled periods (owner/buddy) | note |\n");
-    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        + "| owner updates | buddy applied (messages) | not accepted | not on the buddy after the drain "
+        + "| throttled periods (owner/buddy) | note |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (VariantOutcome o : report.outcomes()) {
       md.append("| ").append(o.variant())
           .append(" | ").append(number(o.updatesPerSecond(), "%,.0f"))
@@ -50,7 +56,11 @@ final class ReplicationReportWriter {
           .append(" | ").append(number(o.pairMicrosPerUpdate(), "%.1f"))
           .append(" | ").append(number(o.ownerCores(), "%.2f"))
           .append(" | ").append(number(o.buddyCores(), "%.2f"))
+          .append(" | ").append(String.format(Locale.ROOT, "%,d", o.ownerUpdates()))
+          .append(" | ").append(String.format(Locale.ROOT, "%,d (%,d)", o.buddyUpdates(), o.buddyRequests()))
           .append(" | ").append(o.failedUpdates())
+          .append(" | ").append(o.unappliedAfterDrain() == null ? "-"
+              : String.format(Locale.ROOT, "%,d of %,d", o.unappliedAfterDrain(), o.producedUpdates()))
           .append(" | ").append(o.ownerThrottledPeriods()).append(" / ").append(o.buddyThrottledPeriods())
           .append(" | ").append(note(o)).append(" |\n");
     }
@@ -71,6 +81,13 @@ final class ReplicationReportWriter {
     String note = o.failure() == null ? "" : o.failure().replace('|', '/').replace('\n', ' ');
     if (o.overCeiling()) {
       note = (note.isEmpty() ? "" : note + "; ") + "a process averaged more than the cap (taskset fallback)";
+    }
+    if (o.pausesDetected() != null && o.pausesDetected() > 0) {
+      note = (note.isEmpty() ? "" : note + "; ") + o.pausesDetected() + " JVM pause(s) detected: the machine was "
+          + "overloaded and the node quarantined its sessions, so the figures are suspect";
+    }
+    if (o.engine() != null && o.variant().equals(Variant.TANDEM_ASYNC.label())) {
+      note = (note.isEmpty() ? "" : note + "; ") + "owner engine " + o.engine();
     }
     if (!"none".equals(o.otherOutcomes())) {
       note = (note.isEmpty() ? "" : note + "; ") + "flush outcomes other than REPLICATED: " + o.otherOutcomes();

@@ -10,6 +10,7 @@ import io.tandem.core.replicator.FlushOutcome;
 import io.tandem.core.replicator.OwnedSession;
 import io.tandem.core.replicator.ReplicationEngine;
 import io.tandem.core.replicator.ReplicationListener;
+import io.tandem.core.replicator.ReplicationStats;
 import io.tandem.core.spi.Member;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
@@ -28,10 +29,16 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
 /**
- * One node of the Tandem variant: the real {@link ReplicationEngine} (MODIFIED_ATTRIBUTE, SYNC, Kryo, otherwise the
- * shipped defaults) over the real {@link GrizzlyTransport} configured as the Tomcat manager configures it (request
- * timeout = ack timeout), with a fixed two-member view. The owner's writers each own one session and replace its one
- * attribute as fast as the engine acknowledges; the buddy only answers.
+ * One node of the Tandem variants: the real {@link ReplicationEngine} (MODIFIED_ATTRIBUTE, SYNC or ASYNC, Kryo,
+ * otherwise the shipped defaults) over the real {@link GrizzlyTransport} configured as the Tomcat manager configures
+ * it (request timeout = ack timeout), with a fixed two-member view. The owner's writers each own one session and
+ * replace its one attribute as fast as the engine returns: in SYNC once the buddy acknowledged, in ASYNC once the
+ * update is queued. The owner counts the updates the engine accepted (REPLICATED, or QUEUED); the buddy only answers,
+ * and counts the updates it applied ({@link TappedTransport#applied()}).
+ *
+ * <p>On stop the owner's writers end first; then, for at most {@link #DRAIN}, the owner waits until its engine has
+ * nothing queued and every message sent was answered, so that the buddy's final count can be held against every
+ * update the owner produced ({@code produced} in the summary).
  *
  * <p>Implementation notes: each writer thread owns its session and its handle; the outcome counters are concurrent;
  * the engine is closed by the control thread after the writers stopped.
@@ -41,8 +48,10 @@ final class TandemNode implements BenchNode {
   static final NodeId BUDDY = new NodeId("b-buddy");
   private static final byte[] SECRET = "tandem-replication-benchmark".getBytes(StandardCharsets.UTF_8);
   private static final Set<String> READ_NOTHING = Set.of();
+  static final Duration DRAIN = Duration.ofSeconds(5);
 
   private final boolean owner;
+  private final FlushOutcome accepted;
   private final int writers;
   private final int attributeBytes;
   private final TappedTransport transport;
@@ -54,9 +63,12 @@ final class TandemNode implements BenchNode {
   private final Thread[] writerThreads;
   private volatile boolean running = true;
   private volatile Throwable failure;
+  private volatile boolean drained;
 
-  TandemNode(boolean owner, int port, int peerPort, int writers, int attributeBytes, Duration ackTimeout) throws Exception {
+  TandemNode(boolean owner, ReplicationMode mode, int port, int peerPort, int writers, int attributeBytes,
+      Duration ackTimeout) throws Exception {
     this.owner = owner;
+    this.accepted = mode == ReplicationMode.SYNC ? FlushOutcome.REPLICATED : FlushOutcome.QUEUED;
     this.writers = owner ? writers : 0;
     this.attributeBytes = attributeBytes;
     for (FlushOutcome outcome : FlushOutcome.values()) {
@@ -72,7 +84,7 @@ final class TandemNode implements BenchNode {
         defaults.reconnectBackoffMin(), defaults.reconnectBackoffMax(), null);
     this.transport = new TappedTransport(new GrizzlyTransport(config));
     ReplicationConfig replication = ReplicationConfig.builder().scope(ReplicationScope.MODIFIED_ATTRIBUTE)
-        .mode(ReplicationMode.SYNC).ackTimeout(ackTimeout).build();
+        .mode(mode).ackTimeout(ackTimeout).build();
     this.engine = new ReplicationEngine(replication, transport, new FixedMembership(local, view),
         AttributeCodecs.create(replication.codec(), ClassFilter.defaultsOnly(), replication.codecLimits()),
         Clock.systemUTC(), ReplicationListener.NONE);
@@ -100,7 +112,7 @@ final class TandemNode implements BenchNode {
       String id = String.format(Locale.ROOT, "%032X", 0xB0B0_0000L + i); // as long as Tomcat's session ids
       handles[i] = engine.sessionCreated(id, sessions[i]);
       FlushOutcome first = FlushOutcome.NOTHING;
-      while (first != FlushOutcome.REPLICATED) { // the first request sends the session in full; the pair may still be connecting
+      while (first != accepted) { // the first request sends the session in full; the pair may still be connecting
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("session " + id + " not replicated after 20 s: " + first);
         }
@@ -109,6 +121,13 @@ final class TandemNode implements BenchNode {
       int writer = i;
       writerThreads[i] = new Thread(() -> write(writer), "tandem-bench-writer-" + (i + 1));
       writerThreads[i].setDaemon(true);
+    }
+    // ASYNC: the first flushes were only queued; load starts once the buddy holds every session.
+    while (engine.sessionsWithoutBackup() > 0) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(engine.sessionsWithoutBackup() + " sessions without a backup after 20 s");
+      }
+      Thread.sleep(10);
     }
     return Map.of("writers", Integer.toString(writers));
   }
@@ -128,7 +147,7 @@ final class TandemNode implements BenchNode {
         session.update(System.currentTimeMillis());
         engine.attributeChanged(handle, WriterSession.ATTRIBUTE);
         FlushOutcome outcome = engine.flush(handle, READ_NOTHING);
-        if (outcome == FlushOutcome.REPLICATED) {
+        if (outcome == accepted) {
           completed.increment();
         } else {
           otherOutcomes.get(outcome).increment();
@@ -141,7 +160,12 @@ final class TandemNode implements BenchNode {
 
   @Override
   public long updates() {
-    return owner ? completed.sum() : transport.handled();
+    return owner ? completed.sum() : transport.applied();
+  }
+
+  @Override
+  public long requests() {
+    return owner ? completed.sum() + failed() : transport.handled();
   }
 
   @Override
@@ -163,7 +187,18 @@ final class TandemNode implements BenchNode {
       String outcomes = otherOutcomes.entrySet().stream().filter(e -> e.getValue().sum() > 0)
           .map(e -> e.getKey() + ":" + e.getValue().sum()).collect(Collectors.joining(","));
       fields.put("otherOutcomes", outcomes.isEmpty() ? "none" : outcomes);
+      fields.put("produced", Long.toString(requests()));
+      fields.put("drained", Boolean.toString(drained));
+      ReplicationStats stats = engine.stats();
+      fields.put("engine", "sent:" + (stats.deltasSent() + stats.fullsSent()) + ",fulls:" + stats.fullsSent()
+          + ",acks:" + stats.acks() + ",overflows:" + stats.asyncOverflows() + ",ackTimeouts:" + stats.ackTimeouts()
+          + ",sendFailures:" + stats.sendFailures() + ",gapResends:" + stats.gapResends());
+    } else {
+      fields.put("applied", Long.toString(transport.applied()));
     }
+    // A JVM that did not run for longer than the pause threshold (an overloaded machine) quarantines its sessions:
+    // figures from such a run describe that, not the replication path.
+    fields.put("pauses", Long.toString(engine.stats().pausesDetected()));
     return fields;
   }
 
@@ -175,6 +210,25 @@ final class TandemNode implements BenchNode {
         t.join(5000);
       }
     }
+    if (owner) {
+      drained = awaitDrained();
+    }
     engine.close();
+  }
+
+  /** Until nothing is queued and every update sent was answered (or counted as failed), for at most DRAIN. */
+  private boolean awaitDrained() throws InterruptedException {
+    long deadline = System.nanoTime() + DRAIN.toNanos();
+    while (true) {
+      ReplicationStats s = engine.stats();
+      long answered = s.acks() + s.ackTimeouts() + s.sendFailures() + s.refusedByBuddy() + s.gapResends();
+      if (s.asyncQueued() == 0 && s.sessionsWithoutBackup() == 0 && answered >= s.deltasSent() + s.fullsSent()) {
+        return true;
+      }
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(10); // shutdown only
+    }
   }
 }

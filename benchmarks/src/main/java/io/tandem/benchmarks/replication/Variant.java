@@ -8,6 +8,11 @@ import java.util.stream.Collectors;
 public enum Variant {
   /** The real {@code ReplicationEngine} over the real {@code GrizzlyTransport}, MODIFIED_ATTRIBUTE, SYNC. */
   TANDEM("tandem", false),
+  /**
+   * The same engine and workload in ASYNC mode: a flush returns once the update is queued, and the queue coalesces
+   * a session's updates until its sender thread takes them.
+   */
+  TANDEM_ASYNC("tandem-async", false),
   /** Plain NIO, today's batching: one write per update frame, one write per ack. */
   FLOOR_PER_UPDATE("floor-per-update", false),
   /** Plain NIO, group commit: the frames queued since the last selector wake-up leave in one write, their acks in one. */
@@ -31,7 +36,12 @@ public enum Variant {
   }
 
   boolean isFloor() {
-    return this != TANDEM;
+    return !isTandem();
+  }
+
+  /** The real engine, in either mode. */
+  boolean isTandem() {
+    return this == TANDEM || this == TANDEM_ASYNC;
   }
 
   /** The variant named {@code label} (as on the command line), or an exception listing the names. */

@@ -97,6 +97,9 @@ class ReportWriterTest {
     JsonNode json = new ObjectMapper().readTree(directory.resolve(ReportWriter.JSON).toFile());
     assertThat(json.get("outcomes")).hasSize(8);
     assertThat(json.get("summary").get(1).get("setup").asText()).isEqualTo("tandem-modified-attribute-sync");
+    assertThat(json.get("summary").get(1).get("replicationCpuMicrosPerRequest").asDouble()).isZero();
+    assertThat(json.get("summary").get(3).get("replicationCpuMicrosPerRequest").isNull())
+        .as("BackupManager's second repetition failed, its first has a control: measured").isFalse();
     assertThat(json.get("environment").get("cfsPeriodMicros").asLong()).isEqualTo(100_000);
     assertThat(Files.readString(directory.resolve(ReportWriter.MARKDOWN))).startsWith("# Tandem load benchmark");
     for (String chart : List.of(ReportWriter.P90_CHART, ReportWriter.USTAR_CHART)) {

@@ -16,9 +16,10 @@ class ReplicationBenchSettingsTest {
   }
 
   @Test
-  void parse_defaults_runAllThreeVariantsTandemFirstAtHalfACoreEach() {
+  void parse_defaults_runAllFourVariantsTandemFirstAtHalfACoreEach() {
     ReplicationBenchSettings settings = parse();
-    assertThat(settings.variants()).containsExactly(Variant.TANDEM, Variant.FLOOR_PER_UPDATE, Variant.FLOOR_BATCHED);
+    assertThat(settings.variants())
+        .containsExactly(Variant.TANDEM, Variant.TANDEM_ASYNC, Variant.FLOOR_PER_UPDATE, Variant.FLOOR_BATCHED);
     assertThat(settings.writers()).isEqualTo(16);
     assertThat(settings.attributeBytes()).isEqualTo(1024);
     assertThat(settings.cpuCores()).isEqualTo(0.5);
@@ -48,7 +49,7 @@ class ReplicationBenchSettingsTest {
         .hasMessageContaining("--window = 0ms (must be more than 0")
         .hasMessageContaining("--cpu = 0.0")
         .hasMessageContaining("--warm-up = 'ten seconds'")
-        .hasMessageContaining("unknown variant 'turbo' (known: tandem, floor-per-update, floor-batched)");
+        .hasMessageContaining("unknown variant 'turbo' (known: tandem, tandem-async, floor-per-update, floor-batched)");
   }
 
   @Test

@@ -13,9 +13,10 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * {@code ./tandem bench --replication} through its real path with tiny windows: six JVMs (an owner and a buddy per
- * variant), the real engine over Grizzly, both floors, the cgroup cap (or its fallback) and the report. It checks that
- * every variant was measured and every file written, never the figures. About 10 seconds.
+ * {@code ./tandem bench --replication} through its real path with tiny windows: eight JVMs (an owner and a buddy per
+ * variant), the real engine over Grizzly in SYNC and ASYNC, both floors, the cgroup cap (or its fallback) and the
+ * report. It checks that every variant was measured and every file written, and that the buddy of each Tandem
+ * variant held every update its owner produced once the owner drained; never the figures. About 10 seconds.
  */
 class ReplicationBenchSmokeIT {
 
@@ -34,17 +35,22 @@ class ReplicationBenchSmokeIT {
     String console = printed.toString(StandardCharsets.UTF_8);
 
     JsonNode report = new ObjectMapper().readTree(directory.resolve(ReplicationReportWriter.JSON).toFile());
-    assertThat(report.get("outcomes")).as(console).hasSize(3);
+    assertThat(report.get("outcomes")).as(console).hasSize(4);
     for (JsonNode outcome : report.get("outcomes")) {
       assertThat(outcome.get("failure").isNull()).as("%s: %s%n%s", outcome.get("variant"), outcome.get("failure"), console)
           .isTrue();
       assertThat(outcome.get("ownerUpdates").asLong()).as("%s", outcome.get("variant")).isPositive();
       assertThat(outcome.get("buddyUpdates").asLong()).isPositive();
+      if (outcome.get("variant").asText().startsWith("tandem")) {
+        assertThat(outcome.get("producedUpdates").asLong()).as("%s", outcome.get("variant")).isPositive();
+        assertThat(outcome.get("appliedAfterDrain").asLong()).as("%s: updates lost on the way%n%s",
+            outcome.get("variant"), console).isEqualTo(outcome.get("producedUpdates").asLong());
+      }
     }
     assertThat(report.get("frameSizes").get("source").asText()).isEqualTo("measured");
     assertThat(report.get("ratios")).hasSize(2);
     assertThat(Files.readString(directory.resolve(ReplicationReportWriter.MARKDOWN)))
-        .contains("| tandem |", "| floor-per-update |", "| floor-batched |", "floor CPU µs per update");
-    assertThat(console).contains("tandem: ", "floor-batched: ", "Tandem CPU µs per update / floor-per-update");
+        .contains("| tandem |", "| tandem-async |", "| floor-per-update |", "| floor-batched |", "floor CPU µs per update");
+    assertThat(console).contains("tandem: ", "tandem-async: ", "floor-batched: ", "Tandem CPU µs per update / floor-per-update");
   }
 }

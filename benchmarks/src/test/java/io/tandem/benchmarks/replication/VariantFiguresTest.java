@@ -73,8 +73,47 @@ class VariantFiguresTest {
     assertThat(ReplicationReport.ratios(List.of(perUpdate, batched))).isEmpty();
   }
 
+  @Test
+  void ratios_tandemAsyncIsNoFloor() {
+    VariantOutcome tandem = outcome("tandem", 60, 40);
+    VariantOutcome async = outcome("tandem-async", 6, 4);
+    VariantOutcome perUpdate = outcome("floor-per-update", 20, 20);
+
+    assertThat(ReplicationReport.ratios(List.of(tandem, async, perUpdate)))
+        .containsExactly(new ReplicationReport.Ratio("floor-per-update", 2.5, 3.0, 2.0));
+    assertThat(ReplicationReport.ratios(List.of(async, perUpdate))).as("tandem-async is not Tandem SYNC").isEmpty();
+  }
+
+  @Test
+  void unappliedAfterDrain_producedLessApplied_andUnknownForTheFloors() {
+    assertThat(drained(10_000L, 9_990L).unappliedAfterDrain()).isEqualTo(10);
+    assertThat(drained(10_000L, 10_000L).unappliedAfterDrain()).isZero();
+    assertThat(outcome("floor-batched", 10, 10).unappliedAfterDrain()).isNull();
+  }
+
+  @Test
+  void markdown_showsWhatTheBuddyAppliedBesideWhatTheOwnerAccepted() {
+    VariantOutcome async = new VariantOutcome("tandem-async", null, 1000.0, 5.0, 20.0, 25.0, 0.5, 0.2, 12_000, 11_990,
+        300, 1000, 0, "none", 0, 0, false, 12_345L, 12_340L, true, "sent:400,fulls:0", 1L, "logs");
+    ReplicationReport report = new ReplicationReport("cmd", "a", "b", "2 cores", "cap", true,
+        new ReplicationReport.Parameters(16, 1024, 10, 1, 5, 0.5, 100, 500, List.of("tandem-async")),
+        new FrameSizes(1147, 31, "computed"), List.of(async), ReplicationReport.ratios(List.of(async)));
+
+    assertThat(ReplicationReportWriter.markdown(report))
+        .contains("| tandem-async | 1,000 | 5.0 | 20.0 | 25.0 | 0.50 | 0.20 | 12,000 | 11,990 (300) | 0 | 5 of 12,345 |")
+        .contains("owner engine sent:400,fulls:0", "1 JVM pause(s) detected");
+    assertThat(ReplicationBenchRun.consoleLine(async))
+        .contains("buddy applied 11,990 updates in 300 messages; after the drain 5 of 12,345 produced not on the buddy",
+            "JVM PAUSES DETECTED: 1");
+  }
+
+  private static VariantOutcome drained(Long produced, Long applied) {
+    return new VariantOutcome("tandem-async", null, 1000.0, 5.0, 5.0, 10.0, 0.5, 0.5, 1000, 1000, 100, 1000, 0, "none",
+        0, 0, false, produced, applied, true, "sent:1", 0L, "logs");
+  }
+
   static VariantOutcome outcome(String variant, double owner, double buddy) {
-    return new VariantOutcome(variant, null, 1000.0, owner, buddy, owner + buddy, 0.5, 0.5, 1000, 1000, 1000, 0, "none",
-        0, 0, false, "logs");
+    return new VariantOutcome(variant, null, 1000.0, owner, buddy, owner + buddy, 0.5, 0.5, 1000, 1000, 1000, 1000, 0,
+        "none", 0, 0, false, null, null, null, null, null, "logs");
   }
 }

@@ -30,13 +30,14 @@ import java.util.concurrent.CompletableFuture;
  * flush finds it without a lookup, and still finds it, fenced, after another node took the session over while the
  * request ran. Outside this package it is opaque.
  *
- * <p>Implementation notes: every field is guarded by {@code this} (the session lock), except that {@code fenced}
- * and {@code gone} are also volatile: they are written under the lock (where they are checked and changed together
- * with the rest) and read without it by {@link #isActive()} and friends, so a request asks whether its session is
- * still owned here without taking the lock. The engine holds the lock from reading the buddy and preparing an
- * update until it has handed the update to the transport or the async queue, which is what makes a session's
- * updates reach the buddy in version order even when parallel requests flush at once. Nobody waits for a reply
- * under it.
+ * <p>Implementation notes: every field is guarded by {@code this} (the session lock), except that {@code fenced},
+ * {@code gone} and {@code protectedVersion} are also volatile: they are written under the lock (where they are
+ * checked and changed together with the rest) and read without it by {@link #isActive()}, {@link
+ * #isProtectedWithoutLock()} and friends, so a request asks whether its session is still owned here, and an ack of a
+ * protected session is counted, without taking the lock. The engine holds the lock from reading the buddy and
+ * preparing an update until it has handed the update to the transport or the async queue, which is what makes a
+ * session's updates reach the buddy in version order even when parallel requests flush at once. Nobody waits for a
+ * reply under it.
  */
 public final class OwnedSession {
   @GuardedBy("this")
@@ -54,8 +55,8 @@ public final class OwnedSession {
   private SessionMetadata lastSentMetadata;
   @GuardedBy("this")
   private boolean needsFull = true;
-  @GuardedBy("this")
-  private long protectedVersion = -1;
+  @GuardedBy("this") // for writes; volatile for isProtectedWithoutLock()
+  private volatile long protectedVersion = -1;
   private volatile boolean fenced;
   private volatile boolean gone;
   /** The newest update sent in SYNC mode; it carries every change prepared so far. Null before the first. */
@@ -112,6 +113,15 @@ public final class OwnedSession {
   }
 
   synchronized boolean isProtected() {
+    return protectedVersion >= 0;
+  }
+
+  /**
+   * {@link #isProtected()} read without the lock, for the ASYNC reply thread: an acknowledgement of a session that
+   * is protected changes nothing ASYNC relies on (only SYNC reads the version), so that thread need not wait for a
+   * lock a request holds. The answer may be stale at once; a session unprotected meanwhile stays unprotected.
+   */
+  boolean isProtectedWithoutLock() {
     return protectedVersion >= 0;
   }
 

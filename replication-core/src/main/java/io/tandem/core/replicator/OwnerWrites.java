@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -377,9 +378,9 @@ final class OwnerWrites {
     return acknowledged.copy().completeOnTimeout(FlushOutcome.UNCONFIRMED, waitMillis, TimeUnit.MILLISECONDS);
   }
 
-  void sendInvalidation(NodeId to, Message.Invalidate invalidate) {
+  CompletionStage<Message> sendInvalidation(NodeId to, Message.Invalidate invalidate) {
     counters.invalidationsSent.increment();
-    transport.request(to, invalidate).whenComplete((reply, failure) -> {
+    return transport.request(to, invalidate).whenComplete((reply, failure) -> {
       if (reply != null) {
         invalidations.answered(invalidate, reply);
       }
@@ -388,26 +389,49 @@ final class OwnerWrites {
 
   // ---- ASYNC ------------------------------------------------------------------------------------------------------
 
-  /** The async sender thread's send function; runs under the session's lock. */
-  void sendQueued(OwnedSession session, Object item) {
+  /**
+   * The async sender thread's send function, called with no lock held (see {@link AsyncOutbox}); returns the reply,
+   * or null when this node is alone.
+   */
+  CompletionStage<?> sendQueued(OwnedSession session, Object item) {
     NodeId to = engine.buddy();
     if (to == null) {
       if (item instanceof SessionUpdate) {
         owned.markUnprotected(session);
       }
-      return;
+      return null;
     }
+    if (item instanceof Message.Invalidate invalidate) {
+      return sendInvalidation(to, invalidate);
+    }
+    Message message;
     if (item instanceof SessionUpdate update) {
       countSent(update);
-      transport.request(to, update.toMessage()).whenComplete((reply, failure) -> onAsyncReply(session, to, reply, failure));
-    } else if (item instanceof Message.Invalidate invalidate) {
-      sendInvalidation(to, invalidate);
+      message = update.toMessage();
     } else {
-      transport.request(to, (Message) item).whenComplete((reply, failure) -> onAsyncReply(session, to, reply, failure));
+      message = (Message) item;
     }
+    CompletableFuture<Message> reply = transport.request(to, message);
+    reply.whenComplete((answer, failure) -> onAsyncReply(session, to, answer, failure));
+    return reply;
   }
 
-  private void onAsyncReply(OwnedSession session, NodeId to, Message reply, Throwable failure) {
+  /**
+   * Records a queued update's reply, on the thread that completes it. An acknowledgement of a session that is
+   * protected already is only counted; everything else (the first acknowledgement, a refusal, a failure, a gap's
+   * full resend) takes the session's lock, so it goes to the outbox's reply thread: the transport's I/O thread must
+   * never wait for a lock that a request holds, which under a CPU cap can last as long as that request's thread is
+   * descheduled.
+   */
+  private void onAsyncReply(OwnedSession session, NodeId to, Message answer, Throwable failure) {
+    if (answer instanceof Message.Ack && session.isProtectedWithoutLock()) {
+      counters.acks.increment();
+      return;
+    }
+    outbox.replies().execute(() -> recordAsyncReply(session, to, answer, failure));
+  }
+
+  private void recordAsyncReply(OwnedSession session, NodeId to, Message reply, Throwable failure) {
     if (failure != null) {
       failed(session, to, failure instanceof CompletionException ? failure.getCause() : failure);
       return;

@@ -46,7 +46,8 @@ import java.util.function.LongSupplier;
  *   <li>{@code view} and {@code buddy} are written only by the membership's view-delivery thread and read by
  *       everyone (volatile).
  *   <li>Each {@link OwnedSession} guards its own state; the engine holds that lock while it prepares an update and
- *       hands it to the transport or the async queue, so a session's updates leave in version order.
+ *       hands it to the transport or the async queue, so a session's updates leave in version order. The async
+ *       queue's one sender thread sends without it ({@link AsyncOutbox}).
  *   <li>The maintenance executor ({@code tandem-maintenance-<node>}) runs the tick (touch batches, orphan expiry,
  *       repairs, retried invalidations) and the state transfer; it is the only thread that builds bulk batches.
  *   <li>{@code unackedInvalidations} and {@code releaseAfterProtection} are concurrent maps; entries are removed by
@@ -133,7 +134,9 @@ public final class ReplicationEngine implements AutoCloseable {
             });
     this.outbox =
         config.mode() == ReplicationMode.ASYNC
-            ? new AsyncOutbox(config.asyncQueueCapacity(), "tandem-async-" + local.value(),
+            ? new AsyncOutbox(config.asyncQueueCapacity(), AsyncOutbox.MAX_IN_FLIGHT,
+                // every request fails by the transport's timeout (the ack timeout, as the managers configure it)
+                config.ackTimeout().toNanos() * 2, "tandem-async-" + local.value(),
                 (session, item) -> writes().sendQueued(session, item))
             : null;
     this.writes = new OwnerWrites(config, transport, rules, owned, touches, outbox, invalidations, views, counters, log,

@@ -4,14 +4,13 @@ import io.tandem.core.session.Blob;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.wire.Message;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * One flush of one session, already serialized: immutable, so a request thread can hand it to the async queue
- * and go on while the application keeps mutating its objects. Consecutive updates of a session coalesce into one.
+ * and go on while the application keeps mutating its objects. Consecutive updates of a session coalesce into one
+ * ({@link CoalescedUpdate}).
  */
 sealed interface SessionUpdate {
 
@@ -25,12 +24,6 @@ sealed interface SessionUpdate {
 
   /** Bytes of attribute data carried, for throttling and stats. */
   long payloadBytes();
-
-  /**
-   * This update followed by {@code next} as a single update, or null when they cannot merge (another session,
-   * another epoch, or {@code next} does not start where this one ends).
-   */
-  SessionUpdate then(SessionUpdate next);
 
   record Full(SessionSnapshot snapshot) implements SessionUpdate {
     @Override
@@ -57,25 +50,6 @@ sealed interface SessionUpdate {
     public long payloadBytes() {
       return snapshot.serializedSize();
     }
-
-    @Override
-    public SessionUpdate then(SessionUpdate next) {
-      if (!next.sessionId().equals(sessionId()) || next.epoch() != epoch()) {
-        return null;
-      }
-      if (next instanceof Full) {
-        return next;
-      }
-      Delta delta = (Delta) next;
-      if (delta.baseVersion() != version()) {
-        return null;
-      }
-      Map<String, Blob> attributes = new HashMap<>(snapshot.attributes());
-      delta.removed().forEach(attributes::remove);
-      attributes.putAll(delta.set());
-      SessionMetadata metadata = delta.metadata() != null ? delta.metadata() : snapshot.metadata();
-      return new Full(new SessionSnapshot(sessionId(), epoch(), delta.version(), metadata, attributes));
-    }
   }
 
   record Delta(
@@ -100,34 +74,6 @@ sealed interface SessionUpdate {
         bytes += e.getKey().length() + e.getValue().size();
       }
       return bytes;
-    }
-
-    @Override
-    public SessionUpdate then(SessionUpdate next) {
-      if (!next.sessionId().equals(sessionId) || next.epoch() != epoch) {
-        return null;
-      }
-      if (next instanceof Full) {
-        return next;
-      }
-      Delta later = (Delta) next;
-      if (later.baseVersion() != version) {
-        return null;
-      }
-      Map<String, Blob> mergedSet = new HashMap<>(set);
-      Set<String> mergedRemoved = new HashSet<>(removed);
-      later.removed().forEach(
-          name -> {
-            mergedSet.remove(name);
-            mergedRemoved.add(name);
-          });
-      later.set().forEach(
-          (name, value) -> {
-            mergedRemoved.remove(name);
-            mergedSet.put(name, value);
-          });
-      SessionMetadata mergedMetadata = later.metadata() != null ? later.metadata() : metadata;
-      return new Delta(sessionId, epoch, baseVersion, later.version(), mergedMetadata, mergedSet, mergedRemoved);
     }
   }
 }
