@@ -70,6 +70,11 @@ public final class ReplicationEngine implements AutoCloseable {
   private final BackupStore backups;
   private final TouchCoalescer touches = new TouchCoalescer();
   private final ScheduledExecutorService maintenance;
+  /**
+   * The pause check's own thread. On the maintenance thread it waited behind ticks, which take each session's lock in
+   * turn: a tick held up by busy sessions looked like a JVM pause and put the node in quarantine.
+   */
+  private final ScheduledExecutorService pauseWatch;
   private final AsyncOutbox outbox;
   private final StateTransfer stateTransfer;
   private final IncomingRequests incoming;
@@ -129,6 +134,13 @@ public final class ReplicationEngine implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread t = new Thread(r, "tandem-maintenance-" + local.value());
+              t.setDaemon(true);
+              return t;
+            });
+    this.pauseWatch =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tandem-pause-watch-" + local.value());
               t.setDaemon(true);
               return t;
             });
@@ -244,7 +256,7 @@ public final class ReplicationEngine implements AutoCloseable {
     membership.start();
     quarantine.start();
     long pauseCheck = Math.max(10, config.pauseThreshold().toMillis() / 10);
-    maintenance.scheduleAtFixedRate(quarantine::checkPause, pauseCheck, pauseCheck, TimeUnit.MILLISECONDS);
+    pauseWatch.scheduleAtFixedRate(quarantine::checkPause, pauseCheck, pauseCheck, TimeUnit.MILLISECONDS);
     membership.addViewListener(this::onView);
     long period = config.maintenanceInterval().toMillis();
     maintenance.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
@@ -711,6 +723,7 @@ public final class ReplicationEngine implements AutoCloseable {
       outbox.close();
     }
     maintenance.shutdownNow();
+    pauseWatch.shutdownNow();
     membership.close();
     transport.close();
   }
