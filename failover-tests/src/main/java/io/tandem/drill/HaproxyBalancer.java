@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real HAProxy in front of the nodes, configured as the README's load-balancer example: the session id's
+ * A real HAProxy in front of the nodes, configured as docs/tomcat.md's load-balancer example: the session id's
  * jvmRoute suffix picks the server, {@code option redispatch} and retries move a request whose connection fails,
  * HTTP health checks take a dead or hung node out of the rotation. Runs as a child process the drill started.
  */
@@ -59,7 +59,10 @@ final class HaproxyBalancer implements LoadBalancer {
     return balancer;
   }
 
-  /** The configuration the README shows operators, with this drill's ports. */
+  /**
+   * The configuration docs/tomcat.md ("Load balancer examples") shows operators, with this drill's addresses and
+   * ports; change both together, as the doc tells readers to diff theirs against this one.
+   */
   static String config(List<TomcatProcess> nodes, int port) {
     StringBuilder cfg = new StringBuilder("""
         global

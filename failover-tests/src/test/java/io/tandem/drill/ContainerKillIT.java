@@ -33,9 +33,7 @@ class ContainerKillIT {
 
   private static void requireDocker() {
     boolean docker = DockerClientFactory.instance().isDockerAvailable();
-    if (!docker) {
-      System.out.println("ContainerKillIT: no Docker engine on this machine, so the Testcontainers kill drill is skipped");
-    }
+    // SkipReasonPrinter puts this reason on the console; System.out would only reach the -output.txt report.
     assumeTrue(docker, "No Docker engine on this machine: the Testcontainers kill drill on the official Tomcat image is"
         + " skipped (the same drill runs on real Tomcat processes in QuickDrillsIT)");
   }
