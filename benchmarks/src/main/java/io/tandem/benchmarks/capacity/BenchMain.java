@@ -71,9 +71,9 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--max-steps", description = "Steps of one U* search, coarse and fine (default: 10; quick: 3).")
   Integer maxSteps;
 
-  @Option(names = "--overhead-users", description = "The fixed load of the overhead step, within every setup's U* "
-      + "(default: ${DEFAULT-VALUE}).", defaultValue = "400")
-  int overheadUsers;
+  @Option(names = "--overhead-users", description = "The fixed load of the overhead step, within every setup's U*; "
+      + "its server CPU per request gives the replication CPU column (default: 1500; quick: 400).")
+  Integer overheadUsers;
 
   @Option(names = "--peak-clients", description = "Closed-loop clients of the peak step (default: ${DEFAULT-VALUE}).",
       defaultValue = "16")
@@ -131,7 +131,7 @@ public final class BenchMain implements Callable<Integer> {
     UserSearch search = new UserSearch(firstStep, maxUsers, 2.0, 0.05, 5, maxSteps != null ? maxSteps : quick ? 3 : 10);
     return new BenchSettings(chosen, repeats != null ? repeats : quick ? 1 : 2, profile,
         Duration.ofSeconds(quick ? 15 : 60), Duration.ofMillis(budgetMillis), cpuCores, Duration.ofMillis(cfsPeriodMillis),
-        search, overheadUsers, peakClients, home, results, flightRecording);
+        search, overheadUsers != null ? overheadUsers : quick ? 400 : 1500, peakClients, home, results, flightRecording);
   }
 
   /** The setup names, for the help text. */
