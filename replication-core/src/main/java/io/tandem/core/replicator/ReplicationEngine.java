@@ -130,20 +130,8 @@ public final class ReplicationEngine implements AutoCloseable {
     this.rules = new FlushRules(config, codec, listener, counters, log);
     this.owned = new OwnedSessions(clock, ownedById);
     this.backups = new BackupStore(clock, config.tombstoneTtl());
-    this.maintenance =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "tandem-maintenance-" + local.value());
-              t.setDaemon(true);
-              return t;
-            });
-    this.pauseWatch =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "tandem-pause-watch-" + local.value());
-              t.setDaemon(true);
-              return t;
-            });
+    this.maintenance = Executors.newSingleThreadScheduledExecutor(daemon("tandem-maintenance-" + local.value()));
+    this.pauseWatch = Executors.newSingleThreadScheduledExecutor(daemon("tandem-pause-watch-" + local.value()));
     this.outbox =
         config.mode() == ReplicationMode.ASYNC
             ? new AsyncOutbox(config.asyncQueueCapacity(), AsyncOutbox.MAX_IN_FLIGHT,
@@ -244,6 +232,14 @@ public final class ReplicationEngine implements AutoCloseable {
         });
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
         quarantine::isSuspect, counters, log);
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   /** Starts the transport and membership and begins following views. */
