@@ -1,9 +1,11 @@
 package io.tandem.drill;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -15,11 +17,16 @@ import picocli.CommandLine.Option;
 /**
  * {@code ./tandem drill}: by default a three-node Tomcat cluster with the drop-in jar, load, the owner SIGKILLed, the
  * report. Options pick other drills, every scope and mode, and the real HAProxy. Exits 1 when a SYNC drill lost an
- * acknowledged write or broke an invariant, 2 on a usage error.
+ * acknowledged write or broke an invariant, 2 on a usage error. Each run's nodes work in {@code drill-runs/<start
+ * time>/} and its reports are named after the same time; the oldest run folders are pruned ({@code --keep-runs}).
  */
-@Command(name = "drill", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "drill", mixinStandardHelpOptions = true, versionProvider = TandemVersion.class, sortOptions = false,
     description = "Runs failover drills on real Tomcat processes and prints their reports.")
 public final class DrillMain implements Callable<Integer> {
+  private static final int MIN_WRITES = 6; // the users' warm-up: DrillSettings' minimum
+  private static final int MAX_WRITES = 5_000;
+  private static final String DROPIN = "dropin/tomcat-valve-dropin.jar";
+
   @Option(names = "--drill", split = ",", defaultValue = "kill-owner",
       description = "kill-owner, kill-buddy, two-failures, hang-owner, rolling-restart, form-login, parallel-requests, partition, "
           + "poison-values, writers-storm, hang-patient, logout-sticks, rogue-member, "
@@ -50,6 +57,10 @@ public final class DrillMain implements Callable<Integer> {
   @Option(names = "--max-writes", defaultValue = "2000", description = "writes per user at most (default: ${DEFAULT-VALUE})")
   int maxWrites;
 
+  @Option(names = "--keep-runs", defaultValue = "5", description = "run folders (the nodes' files and logs, about 70 MB "
+      + "a drill) kept under <home>/drill-runs, this run's among them; older ones are removed (default: ${DEFAULT-VALUE})")
+  int keepRuns;
+
   /** Proof that rogue-member can fail: its third node gets the right secret, joins, and the drill must report it. */
   @Option(names = "--rogue-knows-the-secret", hidden = true,
       description = "test only: rogue-member's third node gets the cluster's own sharedSecret; the drill must then FAIL")
@@ -59,20 +70,38 @@ public final class DrillMain implements Callable<Integer> {
   Path home;
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new DrillMain()).execute(args));
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line: a value picocli cannot take (an unknown option, a number that is not one) is one line too. */
+  static CommandLine commandLine() {
+    return new CommandLine(new DrillMain()).setParameterExceptionHandler((e, args) -> {
+      String message = String.valueOf(e.getMessage()).replaceAll("\\s*\\R\\s*", " ").trim();
+      System.err.println("tandem drill: " + message
+          + (e instanceof CommandLine.UnmatchedArgumentException ? " (the options: tandem drill --help)" : ""));
+      return CommandLine.ExitCode.USAGE;
+    });
   }
 
   @Override
   public Integer call() throws Exception {
-    java.util.Optional<String> wrong = usageError();
+    java.util.Optional<String> wrong = usageError().or(this::missingPrerequisite);
     if (wrong.isPresent()) {
       // One line naming the option, the value and what is allowed; nothing has started yet.
       System.err.println("tandem drill: " + wrong.get());
       return 2;
     }
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-    DrillSettings base = new DrillSettings(catalinaHome(home), home.resolve("dropin/tomcat-valve-dropin.jar"),
-        home.resolve("drill-runs"), "MODIFIED_ATTRIBUTE", "SYNC", users, writes, maxWrites, "sticky", out);
+    Path runs = home.resolve("drill-runs");
+    Path run = RunFolders.create(runs, Instant.now());
+    String runName = run.getFileName().toString();
+    out.println("Run " + runName + ": nodes in " + run);
+    String pruned = RunFolders.prune(runs, keepRuns, run).describe(runs, keepRuns);
+    if (!pruned.isEmpty()) {
+      out.println(pruned);
+    }
+    DrillSettings base = new DrillSettings(catalinaHome(home), home.resolve(DROPIN),
+        run, "MODIFIED_ATTRIBUTE", "SYNC", users, writes, maxWrites, "sticky", out);
     List<DrillReport> reports = new ArrayList<>();
     for (Drill drill : drills()) {
       if (drill.needsNamespaces()) {
@@ -86,7 +115,8 @@ public final class DrillMain implements Callable<Integer> {
         for (String scope : expand(scopes, List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"))) {
           for (String mode : full ? drill.fullModes() : expand(modes, List.of("SYNC", "ASYNC"))) {
             DrillReport report = new DrillRunner(base.with(scope, mode, balancer), rogueKnowsTheSecret).run(drill);
-            Path json = home.resolve("drill-reports/" + drill.cliName() + "-" + scope + "-" + mode + "-" + balancer + ".json");
+            Path json = home.resolve("drill-reports/" + runName + "-" + drill.cliName() + "-" + scope + "-" + mode + "-"
+                + balancer + ".json");
             report.writeJson(json);
             out.println(report.toHuman());
             out.println("  report: " + json);
@@ -97,7 +127,8 @@ public final class DrillMain implements Callable<Integer> {
     }
     long failed = reports.stream().filter(r -> !r.passed()).count();
     out.println();
-    out.println(reports.size() + " drill runs, " + failed + " failed; reports in " + home.resolve("drill-reports"));
+    out.println(reports.size() + " drill runs, " + failed + " failed; reports in " + home.resolve("drill-reports") + " ("
+        + runName + "-*.json), nodes' files and logs in " + run);
     return failed == 0 ? 0 : 1;
   }
 
@@ -116,17 +147,45 @@ public final class DrillMain implements Callable<Integer> {
     if (wrong.isPresent()) {
       return wrong;
     }
-    if (users < 1 || users > 1000) {
-      return java.util.Optional.of("--users " + users + ": must be between 1 and 1000");
+    if (users < 1 || users > TomcatProcess.LOGIN_USERS) {
+      // The nodes' realm has that many users for the FORM drill; every drill's settings hold to it.
+      return java.util.Optional.of("--users " + users + ": must be between 1 and " + TomcatProcess.LOGIN_USERS);
     }
-    if (writes < 1) {
-      return java.util.Optional.of("--writes " + writes + ": must be at least 1");
+    if (writes < MIN_WRITES || writes > MAX_WRITES) {
+      return java.util.Optional.of("--writes " + writes + ": must be between " + MIN_WRITES + " and " + MAX_WRITES);
     }
-    if (maxWrites < writes) {
-      return java.util.Optional.of("--max-writes " + maxWrites + ": must be at least --writes (" + writes + ")");
+    if (maxWrites < writes || maxWrites > MAX_WRITES) {
+      return java.util.Optional.of("--max-writes " + maxWrites + ": must be between --writes (" + writes + ") and " + MAX_WRITES);
+    }
+    if (keepRuns < 1) {
+      return java.util.Optional.of("--keep-runs " + keepRuns + ": must be at least 1 (this run's folder)");
     }
     if (balancers.contains("haproxy") && HaproxyBalancer.installedVersion().isEmpty()) {
       return java.util.Optional.of("--balancer haproxy: haproxy is not installed (Debian: apt-get install haproxy)");
+    }
+    // Named on its own, a drill that cannot run here is refused; in 'quick', 'all' and --full it is skipped, saying why.
+    java.util.Optional<Drill> namespaced = drills.stream().filter(n -> !n.equals("quick") && !n.equals("all"))
+        .map(Drill::fromCliName).filter(Drill::needsNamespaces).findFirst();
+    if (!full && namespaced.isPresent()) {
+      java.util.Optional<String> unavailable = NetworkNamespaces.unavailableReason();
+      if (unavailable.isPresent()) {
+        return java.util.Optional.of("--drill " + namespaced.get().cliName() + ": " + unavailable.get());
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /** What the drills run, missing from --home (the failover-tests build); empty when it is there. */
+  java.util.Optional<String> missingPrerequisite() {
+    try {
+      catalinaHome(home);
+    } catch (IOException | IllegalStateException e) {
+      return java.util.Optional.of("--home " + home + ": " + e.getMessage());
+    }
+    Path dropin = home.resolve(DROPIN);
+    if (!Files.isRegularFile(dropin)) {
+      return java.util.Optional.of("--home " + home + ": the drop-in jar " + dropin + " is missing; build it with ./mvnw install "
+          + "-DskipTests -pl failover-tests -am");
     }
     return java.util.Optional.empty();
   }
@@ -161,9 +220,9 @@ public final class DrillMain implements Callable<Integer> {
     return full || chosen.contains("all") ? all : chosen;
   }
 
-  static Path catalinaHome(Path home) throws Exception {
+  static Path catalinaHome(Path home) throws IOException {
     Path dist = home.resolve("dist");
-    try (Stream<Path> homes = Files.list(dist)) {
+    try (Stream<Path> homes = Files.isDirectory(dist) ? Files.list(dist) : Stream.empty()) {
       return homes.filter(p -> p.getFileName().toString().startsWith("apache-tomcat-10.")).findFirst()
           .orElseThrow(() -> new IllegalStateException("no Tomcat 10.1 distribution unpacked in " + dist + "; run ./mvnw install -pl failover-tests -am"));
     }

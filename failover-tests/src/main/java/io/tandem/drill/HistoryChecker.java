@@ -114,6 +114,7 @@ final class HistoryChecker {
     }
     return new Verdict(acknowledged, lost, sessionsLost, resurrected.size(), wentBack, staleOwner, loggedOut, refusedButKept,
         failed, unknown, notReplicated, retryLater,
+        FailureBreakdown.of(history, Outcome.FAILED), FailureBreakdown.of(history, Outcome.UNKNOWN),
         faults.stream().map(f -> recovery(history, f, true)).toList(),
         faults.stream().map(f -> recovery(history, f, false)).toList(),
         examplesWith(examples, resurrected));

@@ -46,15 +46,17 @@ final class HttpExchange {
           .findFirst().orElse(null);
       return new Answer(Answer.Delivery.ANSWERED, response.statusCode(), response.body().trim(), newSession,
           response.headers().firstValue("Location").orElse(null));
-    } catch (ConnectException | HttpConnectTimeoutException e) {
-      return Answer.notSent();
+    } catch (HttpConnectTimeoutException e) {
+      return Answer.notSent("not sent: connect timed out");
+    } catch (ConnectException e) {
+      return Answer.notSent("not sent: connection refused");
     } catch (HttpTimeoutException e) {
-      return Answer.unknown();
+      return Answer.unknown("no answer: timed out");
     } catch (IOException e) {
-      return Answer.unknown(); // sent, then the connection broke
+      return Answer.unknown("no answer: connection broke"); // sent, then the connection broke
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Answer.unknown();
+      return Answer.unknown("no answer: interrupted");
     }
   }
 }

@@ -141,7 +141,7 @@ final class LogoutWriters extends UserThreads {
     AppResponse app = answer.app();
     history.add(new Operation(Operation.Kind.WRITE, user, 0, generation, sentWith, key, value, n,
         app.kind() == AppResponse.Kind.OK ? app.previousSeq() : -1, app.node(), answer.writeOutcome(), false,
-        answer.status(), start, System.currentTimeMillis()));
+        answer.status(), answer.cause(), start, System.currentTimeMillis()));
   }
 
   /** One logout; whatever its outcome, the user's later writes belong to a new generation. */
@@ -154,7 +154,7 @@ final class LogoutWriters extends UserThreads {
     lastAnswer.accumulateAndGet(end, Math::max);
     Outcome outcome = answer.writeOutcome();
     history.add(new Operation(Operation.Kind.INVALIDATE, user, 0, 0, ended, "", "", -1, -1, answer.app().node(), outcome,
-        false, answer.status(), start, end));
+        false, answer.status(), answer.cause(), start, end));
     if (outcome == Outcome.OK && ended != null) {
       loggedOut.put(user, ended);
     }

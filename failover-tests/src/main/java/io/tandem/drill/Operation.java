@@ -13,10 +13,13 @@ package io.tandem.drill;
  * @param loginPage the node answered with the login page: a logged-in user was logged out
  * @param status the HTTP status of the answer, 0 without one: a 500 on a write is "not replicated" (the node that
  *     answered holds the change, its buddy does not), so after a failover the attribute may be absent
+ * @param cause why the request failed or its outcome is unknown, for the report's breakdown ({@link Answer#cause()});
+ *     "" when it was acknowledged
  */
 record Operation(
     Kind kind, int account, int tab, int generation, String sessionId, String key, String value, long seq,
-    long previousSeq, String node, Outcome outcome, boolean loginPage, int status, long startedMillis, long endedMillis) {
+    long previousSeq, String node, Outcome outcome, boolean loginPage, int status, String cause, long startedMillis,
+    long endedMillis) {
   /** The status Tandem answers in SYNC mode when a change of the request could not be replicated to the buddy. */
   static final int NOT_REPLICATED = 500;
 

@@ -41,7 +41,7 @@ final class ParallelWriters extends UserThreads {
         throw new IllegalStateException("could not create session " + s + ": " + created);
       }
       history.add(new Operation(Operation.Kind.WRITE, s, 0, 0, null, "created", "s" + s, -1, -1,
-          created.app().node(), Outcome.OK, false, created.status(), System.currentTimeMillis(), System.currentTimeMillis()));
+          created.app().node(), Outcome.OK, false, created.status(), "", System.currentTimeMillis(), System.currentTimeMillis()));
       browsers.put(s, first);
       for (int t = 0; t < DrillSettings.PARALLEL_TABS; t++) {
         Browser tab = first.tab();
@@ -59,7 +59,7 @@ final class ParallelWriters extends UserThreads {
       String sentWith = browser.sessionId();
       Answer answer = browser.get(page() + "?action=set&name=" + key + "&value=" + value);
       history.add(new Operation(Operation.Kind.WRITE, session, tab, 0, sentWith, key, value, n, -1,
-          answer.app().node(), answer.writeOutcome(), false, answer.status(), start, System.currentTimeMillis()));
+          answer.app().node(), answer.writeOutcome(), false, answer.status(), answer.cause(), start, System.currentTimeMillis()));
       if (n + 1 == WARM_WRITES) {
         warmedUp.run();
       }

@@ -108,7 +108,7 @@ final class PoisonWriters extends UserThreads {
     AppResponse app = answer.app();
     history.add(new Operation(Operation.Kind.WRITE, user, 0, 0, sentWith, key, value, n,
         app.kind() == AppResponse.Kind.OK ? app.previousSeq() : -1, app.node(), answer.writeOutcome(),
-        app.kind() == AppResponse.Kind.LOGIN_PAGE, answer.status(), start, System.currentTimeMillis()));
+        app.kind() == AppResponse.Kind.LOGIN_PAGE, answer.status(), answer.cause(), start, System.currentTimeMillis()));
     String said = answer.delivery() != Answer.Delivery.ANSWERED ? "no answer"
         : app.kind() == AppResponse.Kind.LOGIN_PAGE ? "login page" : Integer.toString(answer.status());
     answers.computeIfAbsent(kind, k -> new ConcurrentHashMap<>()).computeIfAbsent(said, s -> new AtomicInteger()).incrementAndGet();

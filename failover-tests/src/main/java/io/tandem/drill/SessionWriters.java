@@ -124,7 +124,7 @@ final class SessionWriters extends UserThreads {
     AppResponse app = answer.app();
     history.add(new Operation(Operation.Kind.WRITE, user, 0, generation, sentWith, key, value, n,
         app.kind() == AppResponse.Kind.OK ? app.previousSeq() : -1, app.node(), answer.writeOutcome(),
-        app.kind() == AppResponse.Kind.LOGIN_PAGE, answer.status(), start, System.currentTimeMillis()));
+        app.kind() == AppResponse.Kind.LOGIN_PAGE, answer.status(), answer.cause(), start, System.currentTimeMillis()));
     if (browser.sessionId() != null) {
       sessionIds.put(user, browser.sessionId());
     }
@@ -142,7 +142,7 @@ final class SessionWriters extends UserThreads {
       AppResponse app = answer.app();
       Outcome outcome = answer.writeOutcome();
       history.add(new Operation(Operation.Kind.INVALIDATE, user, 0, generation, ended, "", "", -1, -1, app.node(),
-          outcome, app.kind() == AppResponse.Kind.LOGIN_PAGE, answer.status(), start, System.currentTimeMillis()));
+          outcome, app.kind() == AppResponse.Kind.LOGIN_PAGE, answer.status(), answer.cause(), start, System.currentTimeMillis()));
       if (outcome == Outcome.OK) {
         return true;
       }

@@ -37,6 +37,7 @@ final class StickyBalancer implements LoadBalancer {
   @Override
   public Answer send(String pathAndQuery, Map<String, String> form, String sessionId, int home) {
     int first = preferred(sessionId, home);
+    Answer notSent = Answer.notSent("not sent: every node is marked down");
     for (int attempt = 0; attempt < nodes.size(); attempt++) {
       TomcatProcess node = nodes.get((first + attempt) % nodes.size());
       if (isDown(node) && attempt < nodes.size() - 1) {
@@ -50,8 +51,9 @@ final class StickyBalancer implements LoadBalancer {
       if (answer.delivery() == Answer.Delivery.UNKNOWN) {
         return answer;
       }
+      notSent = answer;
     }
-    return Answer.notSent();
+    return notSent;
   }
 
   private boolean isDown(TomcatProcess node) {

@@ -1,6 +1,7 @@
 package io.tandem.drill;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the checker proved from a drill's history.
@@ -21,6 +22,8 @@ import java.util.List;
  * @param notReplicatedRequests of the unknown, writes answered 500: the answering node held the change, its buddy
  *     did not (the attribute may be absent after a failover)
  * @param retryLaterRequests of the unknown, requests answered 503 (Tandem adds {@code Retry-After})
+ * @param failedByCause the failed requests by cause, the most frequent first ({@link FailureBreakdown})
+ * @param unknownByCause the requests of unknown outcome by cause (503s by reason, no answer in time, ...)
  * @param faultToFirstSuccessMillis per fault, from the fault to the first acknowledged write of a user whose last
  *     write before it had been acknowledged by the faulted node; {@link #NO_USER_AFFECTED} if there was no such user,
  *     {@link #NOT_SERVED} if none of them had an acknowledged write again
@@ -41,6 +44,8 @@ record Verdict(
     int unknownRequests,
     int notReplicatedRequests,
     int retryLaterRequests,
+    Map<String, Integer> failedByCause,
+    Map<String, Integer> unknownByCause,
     List<Long> faultToFirstSuccessMillis,
     List<Long> faultToAllServedMillis,
     List<String> examples) {

@@ -47,6 +47,6 @@ class AppResponseTest {
     assertThat(new Answer(Answer.Delivery.ANSWERED, 500, "not replicated", null, null).writeOutcome()).isEqualTo(Outcome.UNKNOWN);
     assertThat(new Answer(Answer.Delivery.ANSWERED, 400, "refused class", null, null).writeOutcome()).isEqualTo(Outcome.FAILED);
     assertThat(new Answer(Answer.Delivery.ANSWERED, 200, "ok prev=-1 node=n1 user=null", null, null).writeOutcome()).isEqualTo(Outcome.OK);
-    assertThat(Answer.notSent().writeOutcome()).isEqualTo(Outcome.FAILED);
+    assertThat(Answer.notSent("not sent: connection refused").writeOutcome()).isEqualTo(Outcome.FAILED);
   }
 }

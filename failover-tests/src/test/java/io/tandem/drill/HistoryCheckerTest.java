@@ -15,21 +15,22 @@ class HistoryCheckerTest {
 
   private void write(int account, long seq, long previousSeq, String node, Outcome outcome, long at) {
     history.add(new Operation(Operation.Kind.WRITE, account, 0, 0, "id." + node, "k" + (seq % 2), "v" + seq, seq, previousSeq,
-        node, outcome, false, outcome == Outcome.OK ? 200 : 0, at, at + 5));
+        node, outcome, false, outcome == Outcome.OK ? 200 : 0, outcome == Outcome.OK ? "" : "no answer: timed out", at, at + 5));
   }
 
   /** A write of {@code v<seq>} under {@code k<seq % 2>} answered {@code status} (0: no answer), its outcome as a client sees it. */
   private void write(int account, long seq, long previousSeq, String node, int status, long at) {
-    Outcome outcome = status == 0 ? Outcome.UNKNOWN
-        : new Answer(Answer.Delivery.ANSWERED, status, status == 200 ? "ok prev=" + previousSeq + " node=" + node : "error", null, null)
-            .writeOutcome();
+    Answer answer = status == 0 ? Answer.unknown("no answer: connection broke")
+        : new Answer(Answer.Delivery.ANSWERED, status, status == 200 ? "ok prev=" + previousSeq + " node=" + node : "error", null, null);
     history.add(new Operation(Operation.Kind.WRITE, account, 0, 0, "id." + node, "k" + (seq % 2), "v" + seq, seq,
-        status == 200 ? previousSeq : -1, status == 200 ? node : "", outcome, false, status, at, at + 5));
+        status == 200 ? previousSeq : -1, status == 200 ? node : "", answer.writeOutcome(), false, status, answer.cause(), at,
+        at + 5));
   }
 
   private void logout(int account, String sessionId, int status) {
-    Outcome outcome = new Answer(Answer.Delivery.ANSWERED, status, status == 200 ? "ok node=n1" : "error", null, null).writeOutcome();
-    history.add(new Operation(Operation.Kind.INVALIDATE, account, 0, 0, sessionId, "", "", -1, -1, "n1", outcome, false, status, 150, 160));
+    Answer answer = new Answer(Answer.Delivery.ANSWERED, status, status == 200 ? "ok node=n1" : "error", null, null);
+    history.add(new Operation(Operation.Kind.INVALIDATE, account, 0, 0, sessionId, "", "", -1, -1, "n1", answer.writeOutcome(), false,
+        status, answer.cause(), 150, 160));
   }
 
   private DrillReport report(String mode, Verdict verdict) {
@@ -139,15 +140,15 @@ class HistoryCheckerTest {
   @Test
   void writesOfAnInvalidatedGeneration_areNotExpectedAtTheEnd() {
     write(0, 0, -1, "n1", Outcome.OK, 100);
-    history.add(new Operation(Operation.Kind.INVALIDATE, 0, 0, 0, "old.n1", "", "", -1, -1, "n1", Outcome.OK, false, 200, 150, 160));
-    history.add(new Operation(Operation.Kind.WRITE, 0, 0, 1, "old.n1", "k1", "v1", 1, -1, "n1", Outcome.OK, false, 200, 200, 210));
+    history.add(new Operation(Operation.Kind.INVALIDATE, 0, 0, 0, "old.n1", "", "", -1, -1, "n1", Outcome.OK, false, 200, "", 150, 160));
+    history.add(new Operation(Operation.Kind.WRITE, 0, 0, 1, "old.n1", "k1", "v1", 1, -1, "n1", Outcome.OK, false, 200, "", 200, 210));
 
     assertThat(check(Map.of(0, session("{k1=v1, seq=1}")), Set.of()).clean()).isTrue();
   }
 
   @Test
   void loginPageToALoggedInUser_isCounted() {
-    history.add(new Operation(Operation.Kind.WRITE, 0, 0, 0, "id.n1", "k0", "v0", 0, -1, "", Outcome.FAILED, true, 200, 100, 110));
+    history.add(new Operation(Operation.Kind.WRITE, 0, 0, 0, "id.n1", "k0", "v0", 0, -1, "", Outcome.FAILED, true, 200, "200 login page", 100, 110));
 
     assertThat(check(Map.of(0, session("{}")), Set.of()).loggedOut()).isEqualTo(1);
   }
@@ -271,7 +272,7 @@ class HistoryCheckerTest {
   void logoutAnsweredRetryLater_isUnknownAndNotExpectedGone() {
     logout(0, "maybe.n1", 503);
     logout(1, "unanswered.n1", 200);
-    history.set(1, new Operation(Operation.Kind.INVALIDATE, 1, 0, 0, "unanswered.n1", "", "", -1, -1, "", Outcome.UNKNOWN, false, 0, 150, 160));
+    history.set(1, new Operation(Operation.Kind.INVALIDATE, 1, 0, 0, "unanswered.n1", "", "", -1, -1, "", Outcome.UNKNOWN, false, 0, "no answer: timed out", 150, 160));
 
     assertThat(HistoryChecker.acknowledgedInvalidations(history)).isEmpty();
   }

@@ -1,18 +1,24 @@
 package io.tandem.benchmarks.capacity;
 
+import io.tandem.benchmarks.CommandLines;
+import io.tandem.benchmarks.TandemVersion;
 import io.tandem.benchmarks.load.LoadProfile;
 import io.tandem.benchmarks.replication.ReplicationBenchMain;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code ./tandem bench}: users within the p90 budget at a CPU cap, per setup, with ratios to the control. */
-@Command(name = "tandem bench", mixinStandardHelpOptions = true, sortOptions = false,
+/**
+ * {@code ./tandem bench}: users within the p90 budget at a CPU cap, per setup, with ratios to the control. Bad input
+ * and a missing prerequisite are one line and exit 2, before any node starts.
+ */
+@Command(name = "tandem bench", mixinStandardHelpOptions = true, versionProvider = TandemVersion.class, sortOptions = false,
     description = {
         "Measures, for each setup, U*: the most users two CPU-capped Tomcat nodes serve with the 90th-percentile response "
             + "time within the budget and no errors (the growing-session workload); the peak requests per second of a "
@@ -91,6 +97,10 @@ public final class BenchMain implements Callable<Integer> {
       + "the time goes.")
   boolean flightRecording;
 
+  private static final String NAME = "tandem bench";
+  private static final long MAX_MILLIS = Duration.ofHours(24).toMillis();
+  private static final long MAX_SECONDS = Duration.ofHours(24).toSeconds();
+
   // Held so the level sticks: the driver logs every step at INFO, which the progress lines already say.
   private static final java.util.logging.Logger DRIVER_LOG = java.util.logging.Logger.getLogger("io.tandem.benchmarks.load");
 
@@ -101,16 +111,98 @@ public final class BenchMain implements Callable<Integer> {
       System.exit(ReplicationBenchMain.execute(args));
     }
     DRIVER_LOG.setLevel(java.util.logging.Level.WARNING);
+    System.exit(execute(args));
+  }
+
+  /** Runs the command on {@code args} and returns the exit code: 2 for bad input, before anything starts. */
+  static int execute(String... args) {
     BenchMain main = new BenchMain();
     main.arguments = args.clone();
-    System.exit(new CommandLine(main).execute(args));
+    return CommandLines.of(main, NAME).execute(args);
   }
 
   @Override
   public Integer call() throws Exception {
-    Path directory = new BenchRun(settings(), "./tandem bench " + String.join(" ", arguments), System.out).run();
+    Optional<String> wrong = usageError().or(this::missingPrerequisite);
+    if (wrong.isPresent()) {
+      return CommandLines.refuse(NAME, wrong.get());
+    }
+    BenchSettings settings;
+    try {
+      settings = settings();
+    } catch (IllegalArgumentException e) {
+      // The settings' own checks, behind usageError(): still one line, and still before any node starts.
+      return CommandLines.refuse(NAME, e.getMessage());
+    }
+    Path directory = new BenchRun(settings, "./tandem bench " + String.join(" ", arguments), System.out).run();
     System.out.println("Results: " + directory);
     return 0;
+  }
+
+  /** The first bad option value, naming the option, the value and what is allowed; empty when all are good. */
+  Optional<String> usageError() {
+    List<String> names = Setup.all().stream().map(Setup::name).toList();
+    if (setups != null) {
+      for (String name : setups) {
+        if (!names.contains(name.trim())) {
+          return Optional.of("--setups " + name + ": no such setup; one or more of " + String.join(", ", names));
+        }
+      }
+      if (setups.stream().map(String::trim).distinct().count() != setups.size()) {
+        return Optional.of("--setups " + String.join(",", setups) + ": each setup at most once");
+      }
+    }
+    if (!(cpuCores > 0 && cpuCores <= 64)) {
+      return Optional.of("--cpu " + CommandLines.plain(cpuCores) + ": cores per node, more than 0 and at most 64");
+    }
+    Optional<String> wrong = between("--repeats", repeats, 1, 100)
+        .or(() -> between("--cfs-period-ms", cfsPeriodMillis, 1, 1000))
+        .or(() -> between("--budget-ms", budgetMillis, 1, MAX_MILLIS))
+        .or(() -> between("--pages", pages, 1, LoadProfile.MAX_PAGES_PER_SESSION))
+        .or(() -> between("--attribute-bytes", attributeBytes, 0, LoadProfile.MAX_ATTRIBUTE_BYTES))
+        .or(() -> between("--think-ms", thinkMillis, 0, MAX_MILLIS))
+        .or(() -> between("--warm-up-s", warmUpSeconds, 0, MAX_SECONDS))
+        .or(() -> between("--window-s", windowSeconds, 1, MAX_SECONDS))
+        .or(() -> between("--max-users", maxUsers, 1, LoadProfile.MAX_USERS))
+        .or(() -> between("--max-steps", maxSteps, 1, 1000))
+        .or(() -> between("--overhead-users", overheadUsers, 1, LoadProfile.MAX_USERS))
+        .or(() -> between("--peak-clients", peakClients, 1, LoadProfile.MAX_USERS));
+    if (wrong.isPresent()) {
+      return wrong;
+    }
+    if (cpuCores * cfsPeriodMillis < 1) {
+      return Optional.of("--cpu " + CommandLines.plain(cpuCores) + " with --cfs-period-ms " + cfsPeriodMillis + ": a CFS quota of "
+          + CommandLines.plain(cpuCores * cfsPeriodMillis) + " ms, below the kernel's 1 ms minimum; raise either");
+    }
+    if (startUsers != null && (startUsers < 1 || startUsers > maxUsers)) {
+      return Optional.of("--start-users " + startUsers + ": must be between 1 and --max-users (" + maxUsers + ")");
+    }
+    int firstStep = startUsers != null ? startUsers : quick ? 100 : 400;
+    if (maxUsers < firstStep) {
+      return Optional.of("--max-users " + maxUsers + ": must be at least the first step, --start-users (" + firstStep + ")");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * What must be in place before any node starts: the build's Tomcat distribution and drop-in jar under --home, and
+   * a way to cap the nodes' CPU (the cgroup, or taskset for the reported fallback: {@link CpuCap}).
+   */
+  private Optional<String> missingPrerequisite() {
+    try {
+      BenchHome.in(home);
+    } catch (IllegalArgumentException | IOException e) {
+      return Optional.of("--home " + home + ": " + e.getMessage());
+    }
+    return CpuCap.unavailableReason();
+  }
+
+  /** {@code option value: must be between min and max}, or empty; a null value was not given and is fine. */
+  private static Optional<String> between(String option, Number value, long min, long max) {
+    if (value == null || value.longValue() >= min && value.longValue() <= max) {
+      return Optional.empty();
+    }
+    return Optional.of(option + " " + value + ": must be between " + min + " and " + max);
   }
 
   BenchSettings settings() {

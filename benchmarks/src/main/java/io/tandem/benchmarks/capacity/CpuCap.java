@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -71,6 +72,27 @@ public final class CpuCap implements AutoCloseable {
     } catch (IOException | SecurityException e) {
       return fallback(cores, period, "cannot create a cgroup under " + CPU_CONTROLLER + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * Why no node could be capped here at all, checked before anything starts: neither a writable cgroup v1
+   * {@code cpu} controller (the kernel's cap; root) nor {@code taskset} on the PATH (the fallback). Empty when one is.
+   */
+  public static Optional<String> unavailableReason() {
+    return unavailableReason(CPU_CONTROLLER, System.getenv("PATH"));
+  }
+
+  static Optional<String> unavailableReason(Path controller, String searchPath) {
+    if (Files.isDirectory(controller) && Files.exists(controller.resolve("cpu.cfs_quota_us")) && Files.isWritable(controller)) {
+      return Optional.empty();
+    }
+    for (String directory : (searchPath == null ? "" : searchPath).split(java.io.File.pathSeparator)) {
+      if (!directory.isEmpty() && Files.isExecutable(Path.of(directory, "taskset"))) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of("the nodes cannot be CPU-capped: no writable cgroup v1 cpu controller at " + controller
+        + " (run as root for the kernel's cap) and no taskset on the PATH for the fallback (Debian: apt-get install util-linux)");
   }
 
   /** The taskset fallback, used where no cgroup can be made; {@code reason} says why in every report. */

@@ -1,16 +1,23 @@
 package io.tandem.benchmarks.replication;
 
+import io.tandem.benchmarks.CommandLines;
+import io.tandem.benchmarks.TandemVersion;
+import io.tandem.benchmarks.capacity.CpuCap;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code ./tandem bench --replication}: Tandem's replication hot path against a plain NIO floor, CPU per update. */
-@Command(name = "tandem bench --replication", mixinStandardHelpOptions = true, sortOptions = false,
+/**
+ * {@code ./tandem bench --replication}: Tandem's replication hot path against a plain NIO floor, CPU per update. Bad
+ * input and a missing prerequisite are one line and exit 2, before any process starts.
+ */
+@Command(name = "tandem bench --replication", mixinStandardHelpOptions = true, versionProvider = TandemVersion.class,
+    sortOptions = false,
     description = {
         "Runs an owner and a buddy JVM on loopback, each CPU-capped, for each variant: Tandem (the real ReplicationEngine "
             + "over the real GrizzlyTransport, MODIFIED_ATTRIBUTE, SYNC), the same in ASYNC (tandem-async), and two "
@@ -68,6 +75,8 @@ public final class ReplicationBenchMain implements Callable<Integer> {
   @Option(names = "--jfr", description = "Record a JFR profile of every process (node.jfr beside its node.log).")
   boolean flightRecording;
 
+  private static final String NAME = "tandem bench --replication";
+
   private String[] arguments = new String[0];
 
   /** Runs the command on {@code args} (with or without {@code --replication}) and returns the exit code. */
@@ -75,15 +84,7 @@ public final class ReplicationBenchMain implements Callable<Integer> {
     String[] own = Arrays.stream(args).filter(a -> !a.equals("--replication")).toArray(String[]::new);
     ReplicationBenchMain main = new ReplicationBenchMain();
     main.arguments = own;
-    return new CommandLine(main)
-        .setExecutionExceptionHandler((e, line, parsed) -> {
-          if (e instanceof IllegalArgumentException) {
-            line.getErr().println(e.getMessage());
-            return CommandLine.ExitCode.USAGE;
-          }
-          throw e;
-        })
-        .execute(own);
+    return CommandLines.of(main, NAME).execute(own);
   }
 
   public static void main(String[] args) {
@@ -92,7 +93,18 @@ public final class ReplicationBenchMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Path directory = new ReplicationBenchRun(settings(), "./tandem bench --replication " + String.join(" ", arguments),
+    ReplicationBenchSettings settings;
+    try {
+      settings = settings();
+    } catch (IllegalArgumentException e) {
+      // Every bad value at once, each naming the option, the value and what is allowed; nothing has started.
+      return CommandLines.refuse(NAME, e.getMessage());
+    }
+    Optional<String> missing = CpuCap.unavailableReason();
+    if (missing.isPresent()) {
+      return CommandLines.refuse(NAME, missing.get());
+    }
+    Path directory = new ReplicationBenchRun(settings, "./tandem bench --replication " + String.join(" ", arguments),
         System.out).run();
     System.out.println("Results: " + directory);
     return 0;

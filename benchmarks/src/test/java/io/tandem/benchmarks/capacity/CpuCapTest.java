@@ -20,6 +20,33 @@ class CpuCapTest {
   }
 
   @Test
+  void withNeitherAWritableCgroupNorTaskset_theBenchCannotCap_andSaysWhy(@org.junit.jupiter.api.io.TempDir Path temp) {
+    Path noController = temp.resolve("cpu");
+
+    assertThat(CpuCap.unavailableReason(noController, temp.toString()))
+        .hasValue("the nodes cannot be CPU-capped: no writable cgroup v1 cpu controller at " + noController
+            + " (run as root for the kernel's cap) and no taskset on the PATH for the fallback (Debian: apt-get install util-linux)");
+    assertThat(CpuCap.unavailableReason(noController, null)).isPresent();
+  }
+
+  @Test
+  void tasksetOnThePath_isEnoughForTheFallback(@org.junit.jupiter.api.io.TempDir Path temp) throws Exception {
+    Path bin = Files.createDirectories(temp.resolve("bin"));
+    Path taskset = Files.writeString(bin.resolve("taskset"), "#!/bin/sh\n");
+    assertThat(taskset.toFile().setExecutable(true)).isTrue();
+
+    assertThat(CpuCap.unavailableReason(temp.resolve("cpu"), temp + java.io.File.pathSeparator + bin)).isEmpty();
+  }
+
+  @Test
+  void aWritableCgroupController_isEnoughForTheKernelsCap(@org.junit.jupiter.api.io.TempDir Path temp) throws Exception {
+    Path controller = Files.createDirectories(temp.resolve("cpu"));
+    Files.writeString(controller.resolve("cpu.cfs_quota_us"), "-1\n");
+
+    assertThat(CpuCap.unavailableReason(controller, "")).isEmpty();
+  }
+
+  @Test
   void capsEveryThreadOfARunningProcessAndRemovesItsGroupAfterwards() throws Exception {
     Process sleeper = new ProcessBuilder("sleep", "60").start();
     Path group;
