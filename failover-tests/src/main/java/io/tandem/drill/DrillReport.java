@@ -58,13 +58,15 @@ record DrillReport(
         "Drill %s (%s, %s, through the %s), %d users; faults: %s%n"
             + "  writes acknowledged %d, lost %d; sessions lost %d, resurrected %d; versions gone back %d (two owners %d);"
             + " logged out %d; refused but kept %d%n"
-            + "  requests failed %d%s, unknown %d%s; first success after each fault %s,"
+            + "  requests %d: writes acknowledged %d, logouts acknowledged %d, requests failed %d%s, unknown %d%s;"
+            + " first success after each fault %s,"
             + " every affected user served %s;"
             + " two copies again %s after the last fault; %d ms in all%n"
             + "  %s",
         drill, scope, mode, balancer, users, faultList, verdict.acknowledged(), verdict.lost(), verdict.sessionsLost(),
         verdict.sessionsResurrected(), verdict.versionsWentBack(), verdict.staleOwnerWrites(), verdict.loggedOut(),
-        verdict.refusedButKept(), verdict.failedRequests(), FailureBreakdown.describe(verdict.failedByCause()),
+        verdict.refusedButKept(), verdict.requests(), verdict.acknowledged(), verdict.logoutsAcknowledged(),
+        verdict.failedRequests(), FailureBreakdown.describe(verdict.failedByCause()),
         verdict.unknownRequests(), FailureBreakdown.describe(verdict.unknownByCause()),
         perFault(verdict.faultToFirstSuccessMillis()), perFault(verdict.faultToAllServedMillis()),
         protectedAgainMillis < 0 ? "not seen within the drill's patience" : protectedAgainMillis + " ms", durationMillis,

@@ -54,6 +54,7 @@ final class HistoryChecker {
   Verdict check(List<Operation> history, Map<Integer, AppResponse> finalReads, Set<String> resurrected, List<Fault> faults) {
     List<String> examples = new ArrayList<>();
     int acknowledged = (int) history.stream().filter(o -> o.kind() == Operation.Kind.WRITE && o.acknowledged()).count();
+    int logoutsAcknowledged = (int) history.stream().filter(o -> o.kind() == Operation.Kind.INVALIDATE && o.acknowledged()).count();
     int failed = (int) history.stream().filter(o -> o.outcome() == Outcome.FAILED).count();
     int unknown = (int) history.stream().filter(o -> o.outcome() == Outcome.UNKNOWN).count();
     int notReplicated = (int) history.stream().filter(Operation::notReplicated).count();
@@ -112,7 +113,7 @@ final class HistoryChecker {
         staleOwner += counts[1];
       }
     }
-    return new Verdict(acknowledged, lost, sessionsLost, resurrected.size(), wentBack, staleOwner, loggedOut, refusedButKept,
+    return new Verdict(history.size(), acknowledged, logoutsAcknowledged, lost, sessionsLost, resurrected.size(), wentBack, staleOwner, loggedOut, refusedButKept,
         failed, unknown, notReplicated, retryLater,
         FailureBreakdown.of(history, Outcome.FAILED), FailureBreakdown.of(history, Outcome.UNKNOWN),
         faults.stream().map(f -> recovery(history, f, true)).toList(),

@@ -6,7 +6,10 @@ import java.util.Map;
 /**
  * What the checker proved from a drill's history.
  *
+ * @param requests every request of the history; it equals {@code acknowledged + logoutsAcknowledged +
+ *     failedRequests + unknownRequests}
  * @param acknowledged writes the client got "ok" for
+ * @param logoutsAcknowledged invalidations (logouts) the client got "ok" for
  * @param lost acknowledged writes whose value is not in the session at the end (nor overwritten by a later write)
  * @param sessionsLost accounts with acknowledged writes whose session is gone at the end
  * @param sessionsResurrected invalidated sessions (acknowledged) that a node served again at the end
@@ -32,7 +35,9 @@ import java.util.Map;
  * @param examples a few of the violations, in words
  */
 record Verdict(
+    int requests,
     int acknowledged,
+    int logoutsAcknowledged,
     int lost,
     int sessionsLost,
     int sessionsResurrected,

@@ -45,6 +45,24 @@ class HistoryCheckerTest {
     return new HistoryChecker(true).check(history, finalReads, resurrected, List.of(new Fault("SIGKILL", "n1", FAULT_AT)));
   }
 
+  /** Regression: a report said "757 requests" in progress but accounted for 755 (acknowledged logouts were nowhere). */
+  @Test
+  void everyRequestIsAccountedFor_logoutsIncluded() {
+    write(0, 0, -1, "n1", Outcome.OK, 100);
+    write(0, 1, 0, "n1", Outcome.FAILED, 120);
+    write(0, 2, 0, "n1", Outcome.UNKNOWN, 130);
+    logout(0, "id.n1", 200);
+    logout(1, "id2.n1", 503);
+
+    Verdict verdict = check(Map.of(), Set.of());
+
+    assertThat(verdict.requests()).isEqualTo(5);
+    assertThat(verdict.acknowledged() + verdict.logoutsAcknowledged() + verdict.failedRequests() + verdict.unknownRequests())
+        .isEqualTo(verdict.requests());
+    assertThat(verdict.logoutsAcknowledged()).isEqualTo(1);
+    assertThat(report("SYNC", verdict).toHuman()).contains("requests 5: writes acknowledged 1, logouts acknowledged 1, requests failed 1");
+  }
+
   @Test
   void cleanHistory_passesAndTimesTheRecovery() {
     write(0, 0, -1, "n1", Outcome.OK, 100);
