@@ -50,9 +50,10 @@ class ReplicationBenchSmokeIT {
         assertThat(outcome.get("appliedAfterDrain").asLong()).as("%s: updates lost on the way%n%s",
             outcome.get("variant"), console).isEqualTo(outcome.get("producedUpdates").asLong());
       }
-      // ASYNC: the report counts updates not on the buddy after the drain (one CI run found 1 of 147,396 with every
-      // message acknowledged, under investigation in issue 14's notes); ASYNC promises no copy per 200, and this
-      // smoke test checks the harness, so the figure is reported, not asserted.
+      // ASYNC: the report counts updates not on the buddy after the drain, but not asserted here: one CI run found 1 of
+      // 147,396 with every message acknowledged. Likely the count, not the engine: the buddy counts each session from
+      // the first version it sees (TappedTransport), so a session whose creation the owner's queue merged with its
+      // first update starts one version late. To settle in issue 14; this smoke test checks the harness.
     }
     assertThat(report.get("frameSizes").get("source").asText()).isEqualTo("measured");
     assertThat(report.get("ratios")).hasSize(2);
