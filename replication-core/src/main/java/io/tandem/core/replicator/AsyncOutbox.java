@@ -3,6 +3,7 @@ package io.tandem.core.replicator;
 import io.tandem.core.wire.Message;
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,8 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Full-queue policy: an update of a session that is not queued yet is refused when {@code capacity} sessions
  * are queued. The request does not block and the update is not lost: the engine marks the session for a full
- * resend, which its maintenance tick performs once there is room. Invalidations and id changes are never refused
- * (they are rare and small, and an invalidation must never be lost), so the queue may exceed its capacity by them.
+ * resend, which its maintenance tick performs once there is room. Id changes are never refused (they are rare and
+ * small), so the queue may exceed its capacity by them. Invalidations do not come here at all: the engine sends them
+ * at once and {@link #withdraw withdraws} what is queued for the ended session.
  *
  * <p>In-flight window: the sender keeps at most {@code maxInFlight} messages unanswered by the buddy. When the buddy
  * answers more slowly than requests arrive, updates wait here, where they coalesce
@@ -74,6 +76,10 @@ final class AsyncOutbox implements AutoCloseable {
     @GuardedBy("this")
     boolean taken;
 
+    /** The session ended before the sender took this entry: its items were dropped, nothing is sent. */
+    @GuardedBy("this")
+    boolean withdrawn;
+
     Entry(OwnedSession session) {
       this.session = session;
     }
@@ -86,6 +92,12 @@ final class AsyncOutbox implements AutoCloseable {
   private final ConcurrentHashMap<OwnedSession, Entry> entries = new ConcurrentHashMap<>();
   private final BlockingQueue<Entry> order = new LinkedBlockingQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
+  /**
+   * Per session, the old ids of id changes queued and not yet handed to the transport: the buddy may still hold the
+   * session under one of them. Added by {@link #offerControl} (under the session's lock), removed by the sender once
+   * it handed the change over, or taken whole by {@link #withdraw}.
+   */
+  private final ConcurrentHashMap<OwnedSession, Set<String>> unsentIdChanges = new ConcurrentHashMap<>();
   private final Thread sender;
   private final ExecutorService replies;
   private volatile boolean closed;
@@ -153,8 +165,11 @@ final class AsyncOutbox implements AutoCloseable {
     return false;
   }
 
-  /** Queues a control message (invalidate, id change) after the session's pending updates; never refused. */
+  /** Queues a control message (an id change) after the session's pending updates; never refused. */
   void offerControl(OwnedSession session, Message message) {
+    if (message instanceof Message.IdChange change) {
+      unsentIdChanges.computeIfAbsent(session, s -> ConcurrentHashMap.newKeySet()).add(change.oldId());
+    }
     while (!closed) {
       Entry entry = entries.get(session);
       if (entry == null) {
@@ -177,6 +192,26 @@ final class AsyncOutbox implements AutoCloseable {
         return;
       }
     }
+  }
+
+  /**
+   * The session ended: drops what is queued for it and not taken by the sender yet (nothing of an ended session
+   * matters to its buddy but the invalidation, which the caller sends at once rather than behind the queue), and
+   * returns the old ids of its id changes not yet handed to the transport, under which the buddy may still hold it.
+   * Items of an entry the sender took already still go out; the buddy's tombstone refuses them.
+   */
+  Set<String> withdraw(OwnedSession session) {
+    Entry entry = entries.remove(session);
+    if (entry != null) {
+      synchronized (entry) {
+        if (!entry.taken) {
+          entry.withdrawn = true;
+          entry.items.clear();
+        }
+      }
+    }
+    Set<String> oldIds = unsentIdChanges.remove(session);
+    return oldIds == null ? Set.of() : Set.copyOf(oldIds);
   }
 
   /** Counts one more entry if there is room for it. */
@@ -208,6 +243,10 @@ final class AsyncOutbox implements AutoCloseable {
     try {
       while (!closed) {
         Entry entry = order.take();
+        if (isWithdrawn(entry)) {
+          queued.decrementAndGet();
+          continue;
+        }
         // Until the window has room the entry stays in entries, untaken: its session's requests still merge into it.
         boolean permit = window.tryAcquire(windowWaitNanos, TimeUnit.NANOSECONDS);
         ArrayDeque<Object> items;
@@ -217,10 +256,16 @@ final class AsyncOutbox implements AutoCloseable {
         }
         entries.remove(entry.session, entry);
         queued.decrementAndGet();
+        if (items.isEmpty() && permit) {
+          window.release(); // withdrawn while this thread waited for the window
+        }
         // The items are this thread's alone from here: nobody can reach them to merge into them any more.
         for (Iterator<Object> it = items.iterator(); it.hasNext() && !closed; ) {
           Object item = it.next();
           sendOne(send, entry.session, item instanceof CoalescedUpdate update ? update.build() : item, permit);
+          if (item instanceof Message.IdChange change) {
+            handedOver(entry.session, change.oldId()); // ordered before anything sent to the buddy from now on
+          }
           if (it.hasNext()) {
             permit = window.tryAcquire(windowWaitNanos, TimeUnit.NANOSECONDS);
           }
@@ -229,6 +274,19 @@ final class AsyncOutbox implements AutoCloseable {
     } catch (InterruptedException e) {
       // closed
     }
+  }
+
+  private static boolean isWithdrawn(Entry entry) {
+    synchronized (entry) {
+      return entry.withdrawn;
+    }
+  }
+
+  private void handedOver(OwnedSession session, String oldId) {
+    unsentIdChanges.computeIfPresent(session, (s, ids) -> {
+      ids.remove(oldId);
+      return ids.isEmpty() ? null : ids;
+    });
   }
 
   /** Sends one item; {@code permit}: it holds a place in the window, which its reply gives back. */

@@ -368,14 +368,21 @@ final class OwnerWrites {
         return CompletableFuture.completedFuture(FlushOutcome.NO_BUDDY);
       }
       if (outbox != null) {
-        // Queued behind the session's pending updates and id changes, so the buddy applies them in order.
-        outbox.offerControl(session, invalidate);
-      } else {
-        sendInvalidation(to, invalidate);
+        // Not behind the queue: under load an ASYNC backlog takes longer than the ack timeout to drain, and a
+        // logout must not wait for updates of other sessions. What is queued for this session is dropped; what the
+        // sender already took goes out after this and the buddy's tombstone refuses it. The buddy may still hold
+        // the session under an id whose change has not gone out yet: that id is invalidated too.
+        for (String oldId : outbox.withdraw(session)) {
+          Message.Invalidate underOldId = new Message.Invalidate(oldId, invalidate.epoch(), invalidate.version(),
+              reason);
+          invalidations.remember(underOldId);
+          sendInvalidation(to, underOldId);
+        }
       }
+      sendInvalidation(to, invalidate);
     }
-    long waitMillis = config.ackTimeout().toMillis() * (outbox == null ? 1 : 2);
-    return acknowledged.copy().completeOnTimeout(FlushOutcome.UNCONFIRMED, waitMillis, TimeUnit.MILLISECONDS);
+    return acknowledged.copy().completeOnTimeout(FlushOutcome.UNCONFIRMED, config.ackTimeout().toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   CompletionStage<Message> sendInvalidation(NodeId to, Message.Invalidate invalidate) {
@@ -400,9 +407,6 @@ final class OwnerWrites {
         owned.markUnprotected(session);
       }
       return null;
-    }
-    if (item instanceof Message.Invalidate invalidate) {
-      return sendInvalidation(to, invalidate);
     }
     Message message;
     if (item instanceof SessionUpdate update) {

@@ -65,13 +65,66 @@ class AsyncOutboxTest {
     assertThat(outbox.offer(b, delta("b", 0))).isTrue();
     assertThat(outbox.offer(c, delta("c", 0))).as("third session over capacity 2").isFalse();
     assertThat(outbox.offer(a, delta("a", 1))).as("merges into a's entry").isTrue();
-    outbox.offerControl(c, new Message.Invalidate("c", 1, 1, Message.InvalidateReason.INVALIDATED));
+    outbox.offerControl(c, new Message.IdChange("c", "c2", 1, 1));
     release.countDown();
 
     await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() == 4);
     assertThat(sent.get(1)).isEqualTo(new SessionUpdate.Delta("a", 1, 0, 2, META, Map.of(), Set.of("x0", "x1")));
     assertThat(sent.get(2)).isEqualTo(delta("b", 0));
-    assertThat(sent.get(3)).isInstanceOf(Message.Invalidate.class);
+    assertThat(sent.get(3)).isInstanceOf(Message.IdChange.class);
+  }
+
+  @Test
+  void withdraw_dropsWhatIsQueuedForTheEndedSession_andNamesTheIdsTheBuddyMayStillHoldItUnder() throws Exception {
+    CountDownLatch firstSendStarted = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<Object> sent = new CopyOnWriteArrayList<>();
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item) -> {
+      firstSendStarted.countDown();
+      try {
+        release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      sent.add(item);
+      return CompletableFuture.completedFuture(null);
+    });
+    outbox.start();
+    OwnedSession blocker = session("blocker");
+    OwnedSession a = session("a");
+    OwnedSession b = session("b");
+    outbox.offer(blocker, delta("blocker", 0));
+    assertThat(firstSendStarted.await(10, TimeUnit.SECONDS)).isTrue();
+    outbox.offer(a, delta("a", 0));
+    outbox.offerControl(a, new Message.IdChange("a", "a2", 1, 2));
+    outbox.offer(a, delta("a2", 2));
+    outbox.offer(b, delta("b", 0));
+
+    assertThat(outbox.withdraw(a)).as("the change a -> a2 never went out: the buddy holds the session as a")
+        .containsExactly("a");
+    assertThat(outbox.isQueued(a)).isFalse();
+    release.countDown();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() == 2);
+    assertThat(sent).containsExactly(delta("blocker", 0), delta("b", 0));
+    assertThat(outbox.size()).isZero();
+    await().atMost(Duration.ofSeconds(10)).until(() -> outbox.inFlight() == 0);
+  }
+
+  @Test
+  void withdraw_afterTheIdChangeWentOut_hasNoOldIdToName() {
+    List<Object> sent = new CopyOnWriteArrayList<>();
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item) -> {
+      sent.add(item);
+      return CompletableFuture.completedFuture(null);
+    });
+    outbox.start();
+    OwnedSession a = session("a");
+    outbox.offerControl(a, new Message.IdChange("a", "a2", 1, 1));
+    outbox.offer(session("b"), delta("b", 0)); // sent after the change was handed over
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() == 2);
+
+    assertThat(outbox.withdraw(a)).isEmpty();
   }
 
   @Test
