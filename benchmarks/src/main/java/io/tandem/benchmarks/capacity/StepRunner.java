@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
  * Runs load steps on one started pair and judges them. The nodes' counters are read when the driver's measured window
  * opens and when it closes, so the warm-up's CPU and replication do not count.
  *
- * <p>Implementation notes: one step at a time, from the benchmark's main thread; the snapshots are taken on a
- * scheduler thread of its own.
+ * <p>Implementation notes: one step at a time, from the benchmark's main thread; the snapshots (counters, threads
+ * from {@code /proc}, thread dumps) are taken on a scheduler thread of its own and handed over through its futures.
  */
 final class StepRunner {
 
