@@ -94,7 +94,11 @@ final class BenchRun {
           (phase, users) -> runner.run(phase, settings.profile().withUsers(users), "grow.jsp"), this::print);
       progress.printf(Locale.ROOT, "   U* = %d%s (strict %d)%n", search.uStar(), search.lowerBound() ? "+" : "",
           search.strictUStar());
-      StepRecord overhead = print(runner.run("overhead", settings.profile().withUsers(settings.overheadUsers()), "grow.jsp"));
+      StepRecord overhead = print(runner.runCountingThreads("overhead",
+          settings.profile().withUsers(settings.overheadUsers()), "grow.jsp"));
+      if (overhead.threadCpu() != null) {
+        progress.println("   " + ThreadCpuReport.line(overhead.threadCpu()));
+      }
       StepRecord peak = print(runner.run("peak", settings.peakProfile(), "touch.jsp"));
       return new SetupOutcome(setup.name(), setup.label(), repeat, search.uStar(), search.strictUStar(),
           search.firstFailure(), search.lowerBound(), search.steps(), overhead, peak, null);

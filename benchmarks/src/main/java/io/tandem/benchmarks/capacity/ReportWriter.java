@@ -97,7 +97,8 @@ final class ReportWriter {
       }
     }
 
-    md.append("\n## Every step\n\n| Setup | Rep. | Phase | Users | Requests | Errors | req/s | p50 ms | p90 ms | p99 ms "
+    md.append('\n').append(ThreadCpuReport.markdown(report));
+    md.append("## Every step\n\n| Setup | Rep. | Phase | Users | Requests | Errors | req/s | p50 ms | p90 ms | p99 ms "
         + "| server CPU (cores) | throttled periods | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (SetupOutcome outcome : report.outcomes()) {
       List<StepRecord> steps = new ArrayList<>(outcome.search());

@@ -1,5 +1,6 @@
 package io.tandem.benchmarks.capacity;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.tandem.benchmarks.load.ErrorKind;
 import io.tandem.benchmarks.load.StepResult;
 import java.time.Duration;
@@ -35,6 +36,8 @@ import java.util.TreeMap;
  * @param withinBudget p90 within the budget, no error, a valid driver and no node over the CPU ceiling
  * @param strictlyWithinBudget within budget and no replication failure
  * @param notes why the step is not (strictly) within the budget; empty when it is
+ * @param threadCpu where both nodes' CPU went in the window, by thread group; only for the fixed-load step (null, and
+ *     left out of {@code results.json}, for the others, or where the nodes' threads could not be read)
  */
 public record StepRecord(
     String setup,
@@ -59,7 +62,8 @@ public record StepRecord(
     boolean driverValid,
     boolean withinBudget,
     boolean strictlyWithinBudget,
-    List<String> notes) {
+    List<String> notes,
+    @JsonInclude(JsonInclude.Include.NON_NULL) ThreadCpu threadCpu) {
 
   public StepRecord {
     errorsByKind = Map.copyOf(errorsByKind);
@@ -123,7 +127,15 @@ public record StepRecord(
         successes == 0 || total.cpuNanos() < 0 ? -1 : total.cpuNanos() / 1e6 / successes,
         successes == 0 || total.bytesReplicated() < 0 ? -1 : (double) total.bytesReplicated() / successes,
         failures, total.throttledPeriods(), Double.isNaN(result.driverCpu()) ? -1 : result.driverCpu(), result.valid(), within, within && failures == 0,
-        notes);
+        notes, null);
+  }
+
+  /** This step with {@code threads} as where its CPU went. */
+  StepRecord withThreadCpu(ThreadCpu threads) {
+    return new StepRecord(setup, repeat, phase, users, requests, errors, errorsByKind, throughput, p50Millis, p90Millis,
+        p99Millis, maxMillis, serverCpuCores, maxNodeCpuCores, cpuMillisPerRequest, bytesReplicatedPerRequest,
+        replicationFailures, throttledPeriods, driverCpuCores, driverValid, withinBudget, strictlyWithinBudget, notes,
+        threads);
   }
 
   private static double millis(Duration d) {

@@ -6,6 +6,7 @@ import io.tandem.benchmarks.load.StepResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,8 +17,8 @@ import java.util.concurrent.TimeUnit;
  * Runs load steps on one started pair and judges them. The nodes' counters are read when the driver's measured window
  * opens and when it closes, so the warm-up's CPU and replication do not count.
  *
- * <p>Implementation notes: one step at a time, from the benchmark's main thread; the snapshots are taken on a
- * scheduler thread of its own.
+ * <p>Implementation notes: one step at a time, from the benchmark's main thread; the snapshots (counters, threads
+ * from {@code /proc}, thread dumps) are taken on a scheduler thread of its own and handed over through its futures.
  */
 final class StepRunner {
 
@@ -42,6 +43,19 @@ final class StepRunner {
    * sessions ({@link NodePair#endAllSessions()}); the warm-up does not need to.
    */
   StepRecord run(String phase, LoadProfile profile, String page) throws Exception {
+    return run(phase, profile, page, false);
+  }
+
+  /**
+   * {@link #run(String, LoadProfile, String)}, and where the nodes' CPU went, by thread group ({@link ThreadCpu}): each
+   * node's threads are read from {@code /proc} with its other counters, and after the window closes a thread dump
+   * names them.
+   */
+  StepRecord runCountingThreads(String phase, LoadProfile profile, String page) throws Exception {
+    return run(phase, profile, page, true);
+  }
+
+  private StepRecord run(String phase, LoadProfile profile, String page, boolean threads) throws Exception {
     if (!phase.equals("warm-up")) {
       String ended = pair.endAllSessions();
       if (ended.contains("still active")) {
@@ -56,29 +70,52 @@ final class StepRunner {
     try {
       long windowOpens = profile.warmUp().toNanos();
       long windowCloses = windowOpens + profile.window().toNanos();
-      ScheduledFuture<List<NodeSnapshot>> before = clock.schedule(this::snapshot, windowOpens, TimeUnit.NANOSECONDS);
-      ScheduledFuture<List<NodeSnapshot>> after = clock.schedule(this::snapshot, windowCloses, TimeUnit.NANOSECONDS);
+      ScheduledFuture<Snapshot> before = clock.schedule(() -> snapshot(threads, false), windowOpens, TimeUnit.NANOSECONDS);
+      ScheduledFuture<Snapshot> after = clock.schedule(() -> snapshot(threads, threads), windowCloses, TimeUnit.NANOSECONDS);
       StepResult result = driver.run(profile, pair.targets(page));
+      Snapshot opened = get(before);
+      Snapshot closed = get(after);
       List<NodeSnapshot> deltas = new ArrayList<>();
       for (int i = 0; i < pair.nodes.size(); i++) {
-        deltas.add(get(after).get(i).since(get(before).get(i)));
+        deltas.add(closed.nodes.get(i).since(opened.nodes.get(i)));
       }
-      return StepRecord.judge(pair.setup.name(), repeat, phase, result, deltas, pair.setup.replicates(), budget, cap,
-          pair.setup.kind() == Setup.Kind.TOMCAT_BACKUP || pair.setup.kind() == Setup.Kind.TOMCAT_DELTA);
+      StepRecord step = StepRecord.judge(pair.setup.name(), repeat, phase, result, deltas, pair.setup.replicates(),
+          budget, cap, pair.setup.kind() == Setup.Kind.TOMCAT_BACKUP || pair.setup.kind() == Setup.Kind.TOMCAT_DELTA);
+      return threads
+          ? step.withThreadCpu(ThreadCpu.of(opened.threads, closed.threads, closed.names, result.successes()))
+          : step;
     } finally {
       clock.shutdownNow();
     }
   }
 
-  private List<NodeSnapshot> snapshot() throws Exception {
+  /**
+   * Both nodes' counters at one instant, in node order.
+   *
+   * @param threads each node's threads; empty unless asked for
+   * @param names each node's thread names by tid; empty unless asked for
+   */
+  private record Snapshot(List<NodeSnapshot> nodes, List<Map<Integer, ThreadSample>> threads,
+      List<Map<Integer, String>> names) {}
+
+  private Snapshot snapshot(boolean threads, boolean names) throws Exception {
     List<NodeSnapshot> snapshots = new ArrayList<>();
+    List<Map<Integer, ThreadSample>> samples = new ArrayList<>();
     for (BenchNode node : pair.nodes) {
+      if (threads) {
+        samples.add(ProcThreads.of(node.pid()));
+      }
       snapshots.add(NodeSnapshot.of(node, cap, groupPrefix + "-" + node.name));
     }
-    return snapshots;
+    // The dumps come last: they stop each node briefly, which must not land inside the window they close.
+    List<Map<Integer, String>> dumps = new ArrayList<>();
+    if (names) {
+      pair.nodes.forEach(node -> dumps.add(ThreadNames.of(node.pid())));
+    }
+    return new Snapshot(snapshots, samples, dumps);
   }
 
-  private static List<NodeSnapshot> get(ScheduledFuture<List<NodeSnapshot>> snapshot) throws Exception {
+  private static Snapshot get(ScheduledFuture<Snapshot> snapshot) throws Exception {
     try {
       return snapshot.get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {

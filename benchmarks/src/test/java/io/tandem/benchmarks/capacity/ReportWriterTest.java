@@ -16,14 +16,28 @@ class ReportWriterTest {
   private static StepRecord step(String setup, int repeat, String phase, int users, double p50, double p99,
       double throughput) {
     return new StepRecord(setup, repeat, phase, users, 1_000, 0, Map.of(), throughput, p50, p50 * 2, p99, p99 * 2, 0.4,
-        0.2, 0.5, setup.startsWith("tandem") ? 1_100 : -1, 0, 12, 0.01, true, true, true, List.of());
+        0.2, 0.5, setup.startsWith("tandem") ? 1_100 : -1, 0, 12, 0.01, true, true, true, List.of(), null);
   }
 
   private static SetupOutcome outcome(Setup setup, int repeat, int uStar, double p50, double peak) {
     return new SetupOutcome(setup.name(), setup.label(), repeat, uStar, uStar, uStar + 50, false,
         List.of(step(setup.name(), repeat, "coarse", uStar, p50, p50 * 3, uStar)),
-        step(setup.name(), repeat, "overhead", 100, p50, p50 * 3, 100), step(setup.name(), repeat, "peak", 16, 1, 2, peak),
-        null);
+        step(setup.name(), repeat, "overhead", 100, p50, p50 * 3, 100).withThreadCpu(threads(setup)),
+        step(setup.name(), repeat, "peak", 16, 1, 2, peak), null);
+  }
+
+  /** Request threads for every setup; Tandem's transport only for Tandem's; nothing counted for BackupManager. */
+  private static ThreadCpu threads(Setup setup) {
+    if (setup.kind() == Setup.Kind.TOMCAT_BACKUP) {
+      return null;
+    }
+    ThreadCpu.GroupCpu requests = new ThreadCpu.GroupCpu(ThreadGroups.REQUEST_THREADS, 40, 120, 80, 40, 2.5, 0.25);
+    ThreadCpu.GroupCpu transport = new ThreadCpu.GroupCpu(ThreadGroups.TANDEM_TRANSPORT, 4, 60, 15, 45, 1.2, 0.1);
+    boolean tandem = setup.kind() == Setup.Kind.TANDEM;
+    ThreadCpu.GroupCpu all = new ThreadCpu.GroupCpu("all threads", tandem ? 44 : 40, tandem ? 180 : 120, 95, 85, 3.7,
+        0.35);
+    return new ThreadCpu(ThreadCpu.FROM_DUMP, tandem ? 2 : 0, tandem ? List.of(requests, transport) : List.of(requests),
+        all);
   }
 
   private static BenchReport report() {
@@ -78,6 +92,38 @@ class ReportWriterTest {
   }
 
   @Test
+  void theMarkdownSaysWhereTheCpuGoesAtTheFixedLoad() {
+    String markdown = ReportWriter.markdown(report());
+
+    assertThat(markdown).contains("## Where the CPU goes at 100 users")
+        .contains("| Setup | tomcat request threads | tandem transport | all threads |")
+        .contains("| no replication (rep. 1) | 120 (33 % sys) · 2.50 / 0.25 | - | 120 (71 % sys) · 3.70 / 0.35 |")
+        .contains("| Tandem MODIFIED_ATTRIBUTE SYNC (rep. 2) | 120 (33 % sys) · 2.50 / 0.25 | 60 (75 % sys) · 1.20 / 0.10 |")
+        .contains("- Tandem SESSION SYNC (rep. 1): 2 thread(s) ended in the window, their CPU not counted")
+        .doesNotContain("| Tomcat BackupManager (rep. 1) | 120");
+    assertThat(markdown.indexOf("## Where the CPU goes")).isGreaterThan(markdown.indexOf("## Targets"))
+        .isLessThan(markdown.indexOf("## Every step"));
+  }
+
+  @Test
+  void theConsoleLineNamesEveryGroup() {
+    assertThat(ThreadCpuReport.line(threads(Setup.tandem("SESSION", "SYNC")))).isEqualTo(
+        "where the CPU goes, per request (µs (kernel share) · wake-ups / preemptions): tomcat request threads 120 "
+            + "(33 % sys) · 2.50 / 0.25; tandem transport 60 (75 % sys) · 1.20 / 0.10; all 180 (47 % sys) · 3.70 / 0.35");
+  }
+
+  @Test
+  void noStepCountedItsThreads_noSection() {
+    BenchReport report = report();
+    List<SetupOutcome> without = report.outcomes().stream().map(o -> o.overhead() == null ? o
+        : new SetupOutcome(o.setup(), o.label(), o.repeat(), o.uStar(), o.strictUStar(), o.firstFailure(), o.lowerBound(),
+            o.search(), o.overhead().withThreadCpu(null), o.peak(), o.failure())).toList();
+
+    assertThat(ReportWriter.markdown(new BenchReport(report.command(), report.startedAt(), report.finishedAt(),
+        report.environment(), report.parameters(), report.summary(), without))).doesNotContain("Where the CPU goes");
+  }
+
+  @Test
   void aLowerBoundLeavesATargetOpenInsteadOfMissed() {
     Setup session = Setup.tandem("SESSION", "SYNC");
     SetupOutcome bounded = new SetupOutcome(session.name(), session.label(), 1, 300, 300, 0, true, List.of(), null, null,
@@ -101,6 +147,13 @@ class ReportWriterTest {
     assertThat(json.get("summary").get(3).get("replicationCpuMicrosPerRequest").isNull())
         .as("BackupManager's second repetition failed, its first has a control: measured").isFalse();
     assertThat(json.get("environment").get("cfsPeriodMicros").asLong()).isEqualTo(100_000);
+    JsonNode threads = json.get("outcomes").get(1).get("overhead").get("threadCpu");
+    assertThat(threads.get("namesFrom").asText()).isEqualTo(ThreadCpu.FROM_DUMP);
+    assertThat(threads.get("groups").get(1).get("group").asText()).isEqualTo(ThreadGroups.TANDEM_TRANSPORT);
+    assertThat(threads.get("groups").get(1).get("systemMicrosPerRequest").asDouble()).isEqualTo(45);
+    assertThat(threads.get("all").get("voluntarySwitchesPerRequest").asDouble()).isEqualTo(3.7);
+    assertThat(json.get("outcomes").get(1).get("peak").has("threadCpu")).as("only the fixed-load step counts threads")
+        .isFalse();
     assertThat(Files.readString(directory.resolve(ReportWriter.MARKDOWN))).startsWith("# Tandem load benchmark");
     for (String chart : List.of(ReportWriter.P90_CHART, ReportWriter.USTAR_CHART)) {
       byte[] png = Files.readAllBytes(directory.resolve(chart));

@@ -14,7 +14,7 @@ class SetupSummaryTest {
   /** The fixed-load step, with server CPU (both nodes) per request in ms; -1: unknown. */
   private static StepRecord overhead(Setup setup, int repeat, double cpuMillisPerRequest) {
     return new StepRecord(setup.name(), repeat, "overhead", 1_500, 22_000, 0, Map.of(), 1_500, 1, 2, 3, 4, 0.4, 0.2,
-        cpuMillisPerRequest, -1, 0, 0, 0.01, true, true, true, List.of());
+        cpuMillisPerRequest, -1, 0, 0, 0.01, true, true, true, List.of(), null);
   }
 
   private static SetupOutcome outcome(Setup setup, int repeat, StepRecord overhead) {

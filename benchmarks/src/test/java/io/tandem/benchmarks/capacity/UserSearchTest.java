@@ -21,7 +21,7 @@ class UserSearchTest {
       boolean within = users <= capacity;
       boolean strict = within && users <= strictCapacity;
       return new StepRecord("s", 1, phase, users, 100, within ? 0 : 3, Map.of(), 10, 1, within ? 100 : 900, 1, 1, 0.2,
-          0.1, 1, -1, strict ? 0 : 2, -1, 0.01, true, within, strict, within ? List.of() : List.of("over"));
+          0.1, 1, -1, strict ? 0 : 2, -1, 0.01, true, within, strict, within ? List.of() : List.of("over"), null);
     };
   }
 
