@@ -109,7 +109,15 @@ final class TappedTransport implements Transport {
 
   @Override
   public CompletableFuture<Message> request(NodeId peer, Message message) {
-    CompletableFuture<Message> reply = delegate.request(peer, message);
+    return probe(message, delegate.request(peer, message));
+  }
+
+  @Override
+  public CompletableFuture<Message> requestBatched(NodeId peer, Message message) {
+    return probe(message, delegate.requestBatched(peer, message));
+  }
+
+  private CompletableFuture<Message> probe(Message message, CompletableFuture<Message> reply) {
     if (message.type() == MessageType.SESSION_DELTA && !probed.get() && probed.compareAndSet(false, true)) {
       requestFrameBytes = frameBytes(message, false);
       reply.thenAccept(r -> ackFrameBytes = frameBytes(r, true));

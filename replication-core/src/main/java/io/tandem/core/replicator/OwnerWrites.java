@@ -415,7 +415,7 @@ final class OwnerWrites {
     } else {
       message = (Message) item;
     }
-    CompletableFuture<Message> reply = transport.request(to, message);
+    CompletableFuture<Message> reply = transport.requestBatched(to, message);
     reply.whenComplete((answer, failure) -> onAsyncReply(session, to, answer, failure));
     return reply;
   }

@@ -34,7 +34,17 @@ public interface Transport extends AutoCloseable {
   /** Tells the transport where a member listens. Called by the engine on every view change. */
   void updatePeers(MembershipView view);
 
+  /** Sends a request for a caller that waits for its reply: the transport may write it on the caller's thread. */
   CompletableFuture<Message> request(NodeId peer, Message message);
+
+  /**
+   * Sends a request for a caller with more to send right after (the ASYNC sender): the transport may leave the write
+   * to its own I/O thread, to write it together with the requests that follow. Same contract and same order as
+   * {@link #request}: requests to one peer arrive in the order either method was called.
+   */
+  default CompletableFuture<Message> requestBatched(NodeId peer, Message message) {
+    return request(peer, message);
+  }
 
   @Override
   void close();

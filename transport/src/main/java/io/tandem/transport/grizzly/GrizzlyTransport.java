@@ -297,6 +297,17 @@ public final class GrizzlyTransport implements Transport, MemberProber {
 
   @Override
   public CompletableFuture<Message> request(NodeId peer, Message message) {
+    return request(peer, message, true);
+  }
+
+  /** Leaves the write to the connection's I/O thread, which writes this frame together with the ones after it. */
+  @Override
+  public CompletableFuture<Message> requestBatched(NodeId peer, Message message) {
+    return request(peer, message, false);
+  }
+
+  /** @param writeNow the caller writes the frame itself when no other write is under way (see {@link #send}) */
+  private CompletableFuture<Message> request(NodeId peer, Message message, boolean writeNow) {
     CompletableFuture<Message> reply = new CompletableFuture<>();
     if (closed || grizzly == null) {
       reply.completeExceptionally(new PeerUnreachableException(peer, "transport of " + local.value() + " is not running"));
@@ -307,7 +318,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     // one; reading "ready" before "waiting" therefore never lets this request overtake a queued one.
     PeerConnection fast = ready.get(peer);
     if (fast != null && !waiting.containsKey(peer)) {
-      send(fast, message, reply);
+      send(fast, message, reply, writeNow);
       return reply;
     }
     // Only the decision is taken under the lock: the send, and any failure it completes, happen after it is released
@@ -331,7 +342,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       }
     }
     if (queue == null && connection != null) {
-      send(connection, message, reply);
+      send(connection, message, reply, writeNow);
     } else if (queue == null) {
       reply.completeExceptionally(new PeerUnreachableException(peer, "not a member of the current view"));
     } else if (toDrain != null) {
@@ -361,7 +372,10 @@ public final class GrizzlyTransport implements Transport, MemberProber {
 
   /**
    * Sends one request on a ready connection, with no lock held: the frame is encoded on the caller's thread and handed
-   * to the connection's {@link OutboundQueue}, whose I/O thread writes it along with whatever else is queued. The
+   * to the connection's {@link OutboundQueue}. With {@code writeNow} (a caller that waits for the reply) the caller
+   * writes it itself unless another write is under way, which then takes it along: a lone request costs no wake-up of
+   * the I/O thread, which on a loaded node costs more CPU than the write. Otherwise the I/O thread writes it with
+   * whatever else is queued by then (a sender with more to send right after). The
    * request's deadline is kept with its pending entry and enforced by the {@link DeadlineSweep}: no timer task per request.
    *
    * <p>Closing races sending without a lock between them: {@link #closed} marks the connection CLOSED and then
@@ -369,7 +383,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
    * sees the other's step, so a send racing a close fails at once instead of waiting out its timeout; only one of
    * them removes the pending entry, and that one completes the reply.
    */
-  private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply) {
+  private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply, boolean writeNow) {
     if (connection.state() != PeerConnection.State.READY) {
       reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
       return;
@@ -393,11 +407,16 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       return;
     }
     counters.sent.increment();
-    connection.outbound.enqueueReserved(frame);
+    if (writeNow) {
+      connection.outbound.enqueueAndWrite(frame);
+    } else {
+      connection.outbound.enqueueReserved(frame);
+    }
   }
 
   private OutboundQueue outbound(Connection<?> connection) {
-    return new OutboundQueue(new SelectorThreadSink(connection, grizzly), counters.framesWritten, counters.writes);
+    return new OutboundQueue(new SelectorThreadSink(connection, grizzly), counters.framesWritten, counters.writes,
+        counters.callerWrites);
   }
 
   // ---- connections -----------------------------------------------------------------------------------------------
@@ -492,7 +511,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       }
       for (Waiting w : batch) {
         if (!w.reply().isDone()) {
-          send(connection, w.message(), w.reply());
+          send(connection, w.message(), w.reply(), false);
         }
       }
     }
@@ -692,8 +711,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     return new TransportStats(counters.accepted.sum(), counters.dialed.sum(), refusals.failedAuthentications(),
         refusals.count(RefusalCause.REFUSED_FRAME), refusals.count(RefusalCause.CORRUPT_FRAMING), counters.backPressure.sum(),
         counters.sent.sum(), counters.timedOut.sum(), counters.served.sum(), refusals.snapshot(), unauthenticated.count(),
-        refusedMembers.size(), counters.framesWritten.sum(), counters.writes.sum(), counters.rangeAcks.sum(),
-        counters.acksForNothingSent.sum());
+        refusedMembers.size(), counters.framesWritten.sum(), counters.writes.sum(), counters.callerWrites.sum(),
+        counters.rangeAcks.sum(), counters.acksForNothingSent.sum());
   }
 
   /** Whether an authenticated connection to {@code peer} is ready for requests. */

@@ -8,21 +8,30 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Group commit for one connection: any thread hands over an encoded frame; the connection's I/O thread writes
- * everything handed over since its last flush in one write. N requests that arrive while a flush is pending cost one
- * write and one wake-up of the I/O thread, not N writes from N request threads.
+ * Group commit for one connection: any thread hands over an encoded frame, and one thread at a time writes
+ * everything handed over so far in one write. Who writes depends on the caller: a request thread about to wait for
+ * its reply writes itself when no write is under way ({@link #enqueueAndWrite}), so a lone request costs no wake-up
+ * of the I/O thread; a sender with more to send right after leaves the write to the connection's I/O thread
+ * ({@link #enqueueReserved}), which then writes a whole burst at once. N frames handed over while a write is under
+ * way or scheduled cost one more write, not N.
  *
- * <p>Implementation notes: {@code frames} is a lock-free multi-producer queue; only the flush, which runs on the
- * connection's I/O thread (see {@link Sink#schedule}), polls it, and {@code draining} keeps a second flush out
- * should a sink ever run one elsewhere, so frames are written in the order they were handed over. {@code scheduled} is true from the moment a producer
- * asks for a flush until that flush starts; a producer that finds it true relies on the pending flush to take its
- * frame, which it does because the flush clears the flag before it drains. {@code queuedBytes} counts bytes handed
- * over and not yet written (or dropped), so that a peer that stops reading fails new requests at once instead of
- * growing the queue without bound. No lock anywhere: nothing here can be held across the write.
+ * <p>Implementation notes: {@code frames} is a lock-free multi-producer queue. Only the thread holding {@code
+ * draining} polls it (the I/O thread's flush or a request thread in {@link #enqueueAndWrite}), so frames are
+ * written in the order they were handed over; a thread that finds {@code draining} taken leaves its frame to the
+ * holder, which looks at the queue again after it lets go and writes what it finds or schedules a flush for it.
+ * {@code scheduled} is true from the moment a producer asks for a flush until that flush starts; a producer that
+ * finds it true relies on the pending flush to take its frame, which it does because the flush clears the flag
+ * before it drains. {@code queuedBytes} counts bytes handed over and not yet written (or dropped), so that a peer
+ * that stops reading fails new requests at once instead of growing the queue without bound. No lock anywhere:
+ * nothing here can be held across the write.
  */
 final class OutboundQueue {
   /** Bytes one write carries at most; a longer backlog is written by the same flush in several writes. */
   static final int MAX_BATCH_BYTES = 256 * 1024;
+  /** Writes a caller of {@link #enqueueAndWrite} makes at most before it leaves the rest to the I/O thread. */
+  static final int MAX_CALLER_WRITES = 4;
+  /** Writes one flush of the I/O thread makes at most before it lets the thread read, and flushes again. */
+  static final int MAX_FLUSH_WRITES = 16;
 
   /** Where the frames go: the connection's I/O thread and its socket. */
   interface Sink {
@@ -43,15 +52,20 @@ final class OutboundQueue {
   private final AtomicLong queuedBytes = new AtomicLong();
   private final LongAdder framesWritten;
   private final LongAdder writes;
+  private final LongAdder callerWrites;
   private final Sink sink;
   private final Runnable flush = this::flush;
   private volatile boolean closed;
 
-  /** @param framesWritten counts frames written, and {@code writes} the writes they took (shared per transport) */
-  OutboundQueue(Sink sink, LongAdder framesWritten, LongAdder writes) {
+  /**
+   * @param framesWritten counts frames written, {@code writes} the writes they took, and {@code callerWrites} those
+   *     of the writes that a requesting thread made itself (all three shared per transport)
+   */
+  OutboundQueue(Sink sink, LongAdder framesWritten, LongAdder writes, LongAdder callerWrites) {
     this.sink = sink;
     this.framesWritten = framesWritten;
     this.writes = writes;
+    this.callerWrites = callerWrites;
   }
 
   /**
@@ -89,25 +103,62 @@ final class OutboundQueue {
     }
   }
 
-  /** I/O thread: writes what is queued, in as few writes as {@link #MAX_BATCH_BYTES} allows. */
-  private void flush() {
-    scheduled.set(false); // frames added from here on either make it into this drain or schedule the next flush
-    if (!draining.compareAndSet(false, true)) {
-      return; // only if the sink ran a flush off the I/O thread; the draining one re-checks when it is done
+  /**
+   * Hands over a frame whose bytes were {@link #reserve reserved} and writes it on the calling thread, with whatever
+   * else is queued, unless a write is under way or scheduled already: that one takes it along. A caller about to wait
+   * for its reply has nothing better to do than write, and the I/O thread is not woken for a lone frame. The caller
+   * makes at most {@link #MAX_CALLER_WRITES} writes, for itself and for others that hand frames over meanwhile; a
+   * longer stream is left to the I/O thread.
+   */
+  void enqueueAndWrite(ByteBuffer frame) {
+    frames.add(frame);
+    if (closed) {
+      dropQueued();
+      return;
     }
-    try {
-      drain();
-    } finally {
-      draining.set(false);
+    int budget = MAX_CALLER_WRITES;
+    // Stops when a scheduled flush will take the frames, or another thread drains (it looks again once it is done).
+    while (budget > 0 && !scheduled.get() && draining.compareAndSet(false, true)) {
+      try {
+        budget -= drain(budget, callerWrites);
+      } finally {
+        draining.set(false);
+      }
+      if (frames.isEmpty() || closed) {
+        return;
+      }
     }
-    if (!frames.isEmpty() && !closed && scheduled.compareAndSet(false, true)) {
+    if (budget == 0 && scheduled.compareAndSet(false, true)) {
       sink.schedule(flush);
     }
   }
 
-  private void drain() {
+  /** I/O thread: writes what is queued, in as few writes as {@link #MAX_BATCH_BYTES} allows, at most {@link #MAX_FLUSH_WRITES}. */
+  private void flush() {
+    scheduled.set(false); // frames added from here on either make it into this drain or schedule the next flush
+    if (!draining.compareAndSet(false, true)) {
+      return; // another thread drains; it looks at the queue again when it is done
+    }
+    try {
+      drain(MAX_FLUSH_WRITES, null);
+    } finally {
+      draining.set(false);
+    }
+    if (!frames.isEmpty() && !closed && scheduled.compareAndSet(false, true)) {
+      sink.schedule(flush); // more than one flush writes, or handed over meanwhile: the I/O thread reads in between
+    }
+  }
+
+  /**
+   * Writes queued frames, whole frames of up to {@link #MAX_BATCH_BYTES} per write, until the queue is empty or
+   * {@code maxWrites} writes were made; returns the writes made. The caller holds {@code draining}.
+   *
+   * @param byCaller counts the writes when a requesting thread makes them; null on the I/O thread
+   */
+  private int drain(int maxWrites, LongAdder byCaller) {
+    int made = 0;
     ByteBuffer first;
-    while (!closed && (first = frames.poll()) != null) {
+    while (made < maxWrites && !closed && (first = frames.poll()) != null) {
       int size = first.remaining();
       int count = 1;
       for (ByteBuffer frame : frames) { // weakly consistent, but only this thread polls: these stay at the head
@@ -128,12 +179,17 @@ final class OutboundQueue {
       }
       framesWritten.add(count);
       writes.increment();
+      if (byCaller != null) {
+        byCaller.increment();
+      }
+      made++;
       int written = size;
       sink.write(batch, () -> queuedBytes.addAndGet(-written));
     }
     if (closed) {
       dropQueued();
     }
+    return made;
   }
 
   /** The connection closed: frames not yet written are dropped (their requests fail with the connection). */

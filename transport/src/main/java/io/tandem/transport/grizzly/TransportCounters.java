@@ -14,4 +14,5 @@ final class TransportCounters {
   final LongAdder acksForNothingSent = new LongAdder();
   final LongAdder framesWritten = new LongAdder();
   final LongAdder writes = new LongAdder();
+  final LongAdder callerWrites = new LongAdder();
   }

@@ -16,6 +16,8 @@ import java.util.stream.Collectors;
  * @param refusedMembers members of the view whose last probe found they could not prove the secret
  * @param framesWritten frames written (requests, replies, handshakes), and {@code writes} the socket writes they
  *     took: their ratio is the group commit's batch size
+ * @param callerWrites of those writes, the ones a requesting thread made itself on an idle connection, without
+ *     waking the I/O thread
  * @param rangeAcks cumulative acknowledgements received, each standing for one or more requests
  * @param acksForNothingSent replies naming a request id this node never sent on that connection (refused, and
  *     counted among {@code refusedFrames} too)
@@ -35,6 +37,7 @@ public record TransportStats(
     int refusedMembers,
     long framesWritten,
     long writes,
+    long callerWrites,
     long rangeAcks,
     long acksForNothingSent) {
 

@@ -69,7 +69,7 @@ class GrizzlyTransportGroupCommitTest {
   private static List<CompletableFuture<Message>> send(GrizzlyTransport owner, int count) {
     List<CompletableFuture<Message>> replies = new ArrayList<>();
     for (int version = 1; version <= count; version++) {
-      replies.add(owner.request(BUDDY, delta(version)));
+      replies.add(owner.requestBatched(BUDDY, delta(version)));
     }
     return replies;
   }
@@ -80,6 +80,21 @@ class GrizzlyTransportGroupCommitTest {
       requests.add(buddy.read());
     }
     return requests;
+  }
+
+  @Test
+  void aLoneRequestOfAWaitingCaller_isWrittenByThatCaller_withoutWakingTheSelectorThread() throws Exception {
+    GrizzlyTransport owner = owner(Duration.ofSeconds(30), System::nanoTime);
+    RawPeer buddy = buddyOf(owner);
+    long callerWritesBefore = owner.stats().callerWrites();
+
+    CompletableFuture<Message> reply = owner.request(BUDDY, delta(1));
+    Envelope request = buddy.read();
+
+    assertThat(request.message()).isEqualTo(delta(1));
+    assertThat(owner.stats().callerWrites() - callerWritesBefore).as("written on the requesting thread").isEqualTo(1);
+    buddy.send(new Envelope(request.correlationId(), true, new Message.AckRange(1)));
+    assertThat(reply.get(5, TimeUnit.SECONDS)).isEqualTo(new Message.Ack(1, 1));
   }
 
   @Test
@@ -98,6 +113,7 @@ class GrizzlyTransportGroupCommitTest {
     long writes = owner.stats().writes() - writesBefore;
     assertThat(frames).isEqualTo(200);
     assertThat(writes).as("200 frames handed over faster than one flush writes them share writes").isLessThan(frames);
+    assertThat(owner.stats().callerWrites()).as("a batched sender leaves its writes to the I/O thread").isZero();
 
     buddy.send(new Envelope(200, true, new Message.AckRange(200)));
 

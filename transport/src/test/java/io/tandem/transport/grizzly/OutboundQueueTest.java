@@ -15,6 +15,7 @@ class OutboundQueueTest {
   private final List<Runnable> completions = new ArrayList<>();
   private final LongAdder framesWritten = new LongAdder();
   private final LongAdder writeCount = new LongAdder();
+  private final LongAdder callerWrites = new LongAdder();
   private final OutboundQueue queue = new OutboundQueue(new OutboundQueue.Sink() {
     @Override
     public void schedule(Runnable flush) {
@@ -26,7 +27,7 @@ class OutboundQueueTest {
       writes.add(batch);
       completions.add(written);
     }
-  }, framesWritten, writeCount);
+  }, framesWritten, writeCount, callerWrites);
 
   private static ByteBuffer frame(int size, int fill) {
     ByteBuffer b = ByteBuffer.allocate(size);
@@ -34,6 +35,12 @@ class OutboundQueueTest {
       b.put((byte) fill);
     }
     return b.flip();
+  }
+
+  /** As a request does: reserves the frame's bytes, then writes it if no write is under way. */
+  private static void handOver(OutboundQueue queue, ByteBuffer frame) {
+    assertThat(queue.reserve(frame.remaining(), Long.MAX_VALUE)).isTrue();
+    queue.enqueueAndWrite(frame);
   }
 
   private void runScheduled() {
@@ -84,6 +91,83 @@ class OutboundQueueTest {
 
     assertThat(writes).extracting(ByteBuffer::remaining).containsExactly(big, big + 10);
     assertThat(scheduled).isEmpty();
+  }
+
+  @Test
+  void enqueueAndWrite_onAnIdleConnection_writesOnTheCallersThread_withoutWakingTheIoThread() {
+    handOver(queue, frame(3, 1));
+
+    assertThat(writes).as("written by the caller at once").hasSize(1);
+    assertThat(scheduled).as("no flush, so no wake-up of the I/O thread").isEmpty();
+    assertThat(callerWrites.sum()).isEqualTo(1);
+  }
+
+  @Test
+  void enqueueAndWrite_whileAFlushIsScheduled_leavesTheFrameToIt() {
+    queue.enqueue(frame(1, 1));
+    handOver(queue, frame(1, 2));
+
+    assertThat(writes).isEmpty();
+    runScheduled();
+    assertThat(writes).hasSize(1);
+    assertThat(writes.get(0).remaining()).isEqualTo(2);
+  }
+
+  @Test
+  void framesHandedOverDuringACallersWrite_areWrittenByThatCaller_inItsNextWrite_inOrder() {
+    List<ByteBuffer> written = new ArrayList<>();
+    int[] arrivals = {0};
+    OutboundQueue[] self = new OutboundQueue[1];
+    self[0] = new OutboundQueue(new OutboundQueue.Sink() {
+      @Override
+      public void schedule(Runnable flush) {
+        scheduled.add(flush);
+      }
+
+      @Override
+      public void write(ByteBuffer batch, Runnable done) {
+        written.add(batch);
+        if (arrivals[0]++ == 0) { // two more requests hand their frames over while this write is under way
+          handOver(self[0], frame(1, 2));
+          handOver(self[0], frame(1, 3));
+        }
+        done.run();
+      }
+    }, framesWritten, writeCount, callerWrites);
+
+    handOver(self[0], frame(1, 1));
+
+    assertThat(written).extracting(ByteBuffer::remaining).as("the first alone, the two that came meanwhile together")
+        .containsExactly(1, 2);
+    byte[] second = new byte[2];
+    written.get(1).get(second);
+    assertThat(second).containsExactly(2, 3);
+    assertThat(scheduled).isEmpty();
+    assertThat(self[0].queuedBytes()).isZero();
+  }
+
+  @Test
+  void aCallerThatKeepsFindingNewFrames_leavesTheRestToTheIoThreadAfterItsWrites() {
+    List<ByteBuffer> written = new ArrayList<>();
+    OutboundQueue[] self = new OutboundQueue[1];
+    self[0] = new OutboundQueue(new OutboundQueue.Sink() {
+      @Override
+      public void schedule(Runnable flush) {
+        scheduled.add(flush);
+      }
+
+      @Override
+      public void write(ByteBuffer batch, Runnable done) {
+        written.add(batch);
+        handOver(self[0], frame(1, written.size())); // a new frame arrives during every write
+        done.run();
+      }
+    }, framesWritten, writeCount, callerWrites);
+
+    handOver(self[0], frame(1, 0));
+
+    assertThat(written).hasSize(OutboundQueue.MAX_CALLER_WRITES);
+    assertThat(scheduled).as("the I/O thread takes over the stream").hasSize(1);
   }
 
   @Test
