@@ -737,6 +737,14 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.unconfirmedWrites.sum());
   }
 
+  /**
+   * How many session ids this node remembers as held nowhere in the cluster (a request for one asks no member); for
+   * figures and tests.
+   */
+  public int unknownSessionsRemembered() {
+    return unknown.size();
+  }
+
   /** Owned sessions of which the current buddy holds no copy right now. */
   public int sessionsWithoutBackup() {
     return owned.unprotectedCount();
