@@ -577,6 +577,11 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return engine;
   }
 
+  /** The transport's figures, for tests and diagnostics. */
+  io.tandem.transport.grizzly.TransportStats transportStats() {
+    return transport.stats();
+  }
+
   CodecKind codecKind() {
     return engine.config().codec();
   }
