@@ -382,9 +382,10 @@ public final class ReplicationEngine implements AutoCloseable {
 
   /**
    * The bytes of a session wherever it is in the cluster: promoted locally when this node holds it, otherwise
-   * located (every member is asked who holds it) and migrated in from its owner, or from its backup when no owner
-   * answers. This node owns it afterwards at a higher epoch; the former holder lets go. Blocks the calling request
-   * thread for at most two ack timeouts. A session some member holds but would not or could not hand over, or that
+   * located (without a route, every member is asked who holds it) and migrated in from its owner, or from its backup
+   * when no owner answers; an id found nowhere is remembered for a while (see {@link UnknownSessions}). This node
+   * owns it afterwards at a higher epoch; the former holder lets go. Blocks the calling request thread for at most
+   * two ack timeouts. A session some member holds but would not or could not hand over, or that
    * a silent member may hold, is reported unavailable rather than absent, so that no request is handed a new, empty
    * session in its place.
    */
