@@ -78,4 +78,26 @@ class OneHopTakeoverIT extends TomcatClusterIT {
     assertThat(cluster.get(n3, "/list")).isEqualTo("{cart=book, user=bob}");
     assertThat(taken.attribute("cart")).isEqualTo("book");
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
+  void anAttributeDecodedOnFirstRead_andChangedInPlace_reachesTheBuddy(String scope) throws Exception {
+    start(3, scope);
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n3 = cluster.node(2);
+    cluster.get(n1, "/append?value=hat");
+    String base = TandemManager.stripRoute(cluster.sessionCookie());
+
+    assertThat(cluster.get(n3, "/get?name=user")).isEqualTo("null"); // taken over; "list" not read yet
+    assertThat(cluster.get(n3, "/append?value=scarf")).isEqualTo("ok 2"); // read, then changed without setAttribute
+
+    var config = n3.manager().engine().config();
+    var codec = io.tandem.core.codec.AttributeCodecs.create(config.codec(),
+        io.tandem.core.codec.ClassFilter.of(config.allowedClasses()), config.codecLimits());
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+      var backup = n1.manager().engine().backupOf(base).orElseThrow(); // n3's buddy is n1
+      assertThat(codec.decode(backup.attributes().get("list"), getClass().getClassLoader()))
+          .isEqualTo(List.of("hat", "scarf"));
+    });
+  }
 }
