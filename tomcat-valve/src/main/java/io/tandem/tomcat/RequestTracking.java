@@ -32,6 +32,8 @@ final class RequestTracking {
   private String requestedId;
   private TandemSession owned;
   private String ownedId;
+  /** A session id (without route) the cluster was asked for in this request and holds nowhere. */
+  private String foundNowhere;
 
   private RequestTracking() {}
 
@@ -86,6 +88,23 @@ final class RequestTracking {
     // After an id change (a login) the old id is looked up as before: Tomcat may ask whether it is still valid.
     boolean sameId = current.ownedId.equals(current.owned.getIdInternal());
     return sameId && (id.equals(current.requestedId) || id.equals(current.ownedId)) ? current.owned : null;
+  }
+
+  /**
+   * The cluster holds session {@code baseId} nowhere, as this request found: Tomcat asks the manager for the same id
+   * again (whether it is valid, then to get it), and is answered without asking the cluster again.
+   */
+  static void foundNowhere(String baseId) {
+    RequestTracking current = CURRENT.get();
+    if (current != null) {
+      current.foundNowhere = baseId;
+    }
+  }
+
+  /** Whether this request found session {@code baseId} nowhere in the cluster already. */
+  static boolean wasFoundNowhere(String baseId) {
+    RequestTracking current = CURRENT.get();
+    return current != null && baseId.equals(current.foundNowhere);
   }
 
   static void accessed(TandemSession session) {

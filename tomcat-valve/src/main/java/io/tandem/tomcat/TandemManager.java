@@ -16,6 +16,7 @@ import io.tandem.core.replicator.ReplicationEngine;
 import io.tandem.core.replicator.ReplicationListener;
 import io.tandem.core.replicator.ReplicationStats;
 import io.tandem.core.session.Blob;
+import io.tandem.core.session.EncodedValue;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.transport.grizzly.GrizzlyTransport;
@@ -69,6 +70,14 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   private volatile ReplicationMBean figures;
   private volatile javax.management.ObjectName figuresName;
   private final SessionTakeovers takeovers = new SessionTakeovers();
+  /**
+   * Tomcat's sessions by id without the jvmRoute, kept beside its own map ({@link #add}, {@link #remove}): a request
+   * carrying another node's route, and the engine naming a session by its base id, find it with one lookup rather
+   * than a scan of every session.
+   */
+  private final java.util.concurrent.ConcurrentHashMap<String, Session> byBase = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Whether session ids' routes are node ids (this node's id is its jvmRoute), so that a route names a member. */
+  private volatile boolean routesAreNodeIds;
 
   /** Records any {@code <Manager>} attribute Tomcat has no setter for; validation happens at start. */
   public boolean setProperty(String name, String value) {
@@ -147,6 +156,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       throw new LifecycleException(message);
     }
     this.cluster = settings;
+    this.routesAreNodeIds = settings.nodeId().equals(getJvmRoute());
     DiscoverySettings.loopbackWarning(settings.discovery(), settings.bindAddress())
         .ifPresent(warning -> log.warn("Tandem: " + warning));
     this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
@@ -262,10 +272,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     }
     Session found = sessions.get(requestedId);
     if (found == null) {
-      String ours = withRoute(stripRoute(requestedId)); // a client still using the former owner's route
-      if (!ours.equals(requestedId)) {
-        found = sessions.get(ours);
-      }
+      found = byBase.get(stripRoute(requestedId)); // a client still using the former owner's route
     }
     if (found instanceof TandemSession tandem && tandem.ownedHere()) {
       RequestTracking.foundOwned(requestedId, tandem);
@@ -342,6 +349,9 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     if (local != null && engine.owns(base)) {
       return local;
     }
+    if (local == null && RequestTracking.wasFoundNowhere(base)) {
+      return null; // this request asked the cluster already
+    }
     return takeovers.once(base, () -> takeOver(id, base)).session();
   }
 
@@ -372,40 +382,57 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       // The engine let go of it (fenced) and the listener has not dropped this copy yet: it must not be served.
       stale.detach();
     }
-    Acquisition acquired = engine.acquire(base);
+    Acquisition acquired = engine.acquire(base, routeOf(id));
     if (acquired.snapshot().isPresent()) {
       return SessionTakeovers.Result.found(materialize(base, acquired.snapshot().get()));
+    }
+    if (acquired.unavailable().isEmpty()) {
+      RequestTracking.foundNowhere(base);
     }
     return new SessionTakeovers.Result(null, acquired.unavailable());
   }
 
-  /** This node's Tomcat session of {@code base}, whatever jvmRoute suffix {@code id} or the session carries. */
-  private Session localSession(String id, String base) throws IOException {
-    Session local = super.findSession(id);
-    if (local != null) {
-      return local;
-    }
-    for (Session candidate : sessions.values()) {
-      if (stripRoute(candidate.getIdInternal()).equals(base)) {
-        return candidate;
-      }
-    }
-    return null;
+  /** The node id the session id's jvmRoute names, or null when it names none (or routes are not node ids here). */
+  private String routeOf(String id) {
+    int dot = id.indexOf('.');
+    return dot < 0 || !routesAreNodeIds ? null : id.substring(dot + 1);
   }
 
-  private synchronized Session materialize(String base, SessionSnapshot snapshot) throws IOException {
-    Session again = super.findSession(withRoute(base));
+  /** This node's Tomcat session of {@code base}, whatever jvmRoute suffix {@code id} or the session carries. */
+  private Session localSession(String id, String base) {
+    Session local = sessions.get(id);
+    return local != null ? local : byBase.get(base);
+  }
+
+  @Override
+  public void add(Session session) {
+    super.add(session);
+    byBase.put(stripRoute(session.getIdInternal()), session);
+  }
+
+  @Override
+  public void remove(Session session, boolean update) {
+    super.remove(session, update);
+    String id = session.getIdInternal();
+    if (id != null) {
+      byBase.remove(stripRoute(id), session);
+    }
+  }
+
+  /**
+   * The session taken over, as a Tomcat session. Its attributes stay encoded ({@link EncodedValue}) until the
+   * application reads each (see {@link TandemSession#getAttribute}); only the principal and notes, which a login
+   * needs at once, are decoded here. No lock: one takeover of a session runs at a time ({@link SessionTakeovers}).
+   */
+  private Session materialize(String base, SessionSnapshot snapshot) {
+    Session again = sessions.get(withRoute(base));
     if (again != null) {
       return again;
     }
-    ClassLoader loader = getContext().getLoader() == null ? getClass().getClassLoader() : getContext().getLoader().getClassLoader();
+    ClassLoader loader = applicationLoader();
     Map<String, Object> values = new HashMap<>();
     for (Map.Entry<String, Blob> attribute : snapshot.attributes().entrySet()) {
-      try {
-        values.put(attribute.getKey(), codec.decode(attribute.getValue(), loader));
-      } catch (CodecException e) {
-        log.warn("Session [" + base + "] attribute [" + attribute.getKey() + "] cannot be restored after failover: " + e.getMessage());
-      }
+      values.put(attribute.getKey(), new EncodedValue(attribute.getValue()));
     }
     Principal principal = loginCodec.decodePrincipal(snapshot.metadata().principal(), loader);
     TandemSession session = (TandemSession) createEmptySession();
@@ -418,6 +445,15 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     engine.attach(base, session).ifPresent(session::bind);
     log.info("Session [" + base + "] taken over by node [" + cluster.nodeId() + "] (epoch " + (snapshot.epoch()) + ", version " + snapshot.version() + ")");
     return session;
+  }
+
+  private ClassLoader applicationLoader() {
+    return getContext().getLoader() == null ? getClass().getClassLoader() : getContext().getLoader().getClassLoader();
+  }
+
+  /** An attribute of a session taken over, decoded on the application's first read of it. */
+  Object decodeAttribute(Blob bytes) throws CodecException {
+    return codec.decode(bytes, applicationLoader());
   }
 
   @Override
@@ -488,11 +524,9 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   @Override
   public void sessionFenced(String sessionId, String reason) {
-    for (Session candidate : sessions.values()) {
-      if (candidate instanceof TandemSession tandem && tandem.baseId().equals(sessionId)) {
-        log.warn("Session [" + sessionId + "] is owned by another node now; dropping the local copy (" + reason + ")");
-        tandem.detach();
-      }
+    if (byBase.get(sessionId) instanceof TandemSession tandem) {
+      log.warn("Session [" + sessionId + "] is owned by another node now; dropping the local copy (" + reason + ")");
+      tandem.detach();
     }
   }
 
@@ -541,6 +575,11 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   ReplicationEngine engine() {
     return engine;
+  }
+
+  /** The transport's figures, for tests and diagnostics. */
+  io.tandem.transport.grizzly.TransportStats transportStats() {
+    return transport.stats();
   }
 
   CodecKind codecKind() {

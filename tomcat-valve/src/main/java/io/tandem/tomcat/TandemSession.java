@@ -10,15 +10,31 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import io.tandem.core.codec.CodecException;
+import io.tandem.core.session.EncodedValue;
+import jakarta.servlet.http.HttpSessionActivationListener;
+import jakarta.servlet.http.HttpSessionEvent;
 import org.apache.catalina.session.StandardSession;
+import org.apache.juli.logging.Log;
+import org.apache.juli.logging.LogFactory;
 
 /**
  * A Tomcat session that tells the replication engine what changed: every {@code setAttribute} and {@code
  * removeAttribute}, every read (for the mutation policy), invalidation and expiry. The engine reads it back through
  * {@link SessionSource} when it flushes.
+ *
+ * <p>A session taken over from another node keeps each attribute as its bytes ({@link EncodedValue}) until the
+ * application first reads it, so a takeover costs no deserialization of values nobody asks for. Implementation
+ * notes: Tomcat's attribute map is concurrent; a value is decoded by whichever thread reads it first, without a lock,
+ * and installed with a compare-and-replace, so every reader sees the one object that won and a value set meanwhile
+ * is never overwritten by a decoded older one. The engine reads a value still encoded as its bytes and replicates
+ * them unchanged. Where Tomcat hands an old value to listeners (replace, remove, expiry with notification), it is
+ * decoded first, so listeners never see bytes; an {@code HttpSessionActivationListener} value is told it activated
+ * when it is decoded, as Tomcat tells every value at activation.
  */
 public class TandemSession extends StandardSession implements SessionSource {
   private static final long serialVersionUID = 1L;
+  private static final Log LOG = LogFactory.getLog(TandemSession.class);
 
   private final transient TandemManager tandem;
   /** Set when another node owns this session now: it is dropped here without telling the engine. */
@@ -104,6 +120,9 @@ public class TandemSession extends StandardSession implements SessionSource {
             + "] cannot be replicated by Tandem: " + why);
       });
     }
+    if (notify) {
+      decodeForListeners(name); // listeners are handed the value replaced, never its bytes
+    }
     super.setAttribute(name, value, notify);
     if (value != null) {
       tandem.attributeChanged(this, name);
@@ -125,6 +144,9 @@ public class TandemSession extends StandardSession implements SessionSource {
 
   @Override
   public void removeAttribute(String name, boolean notify) {
+    if (notify) {
+      decodeForListeners(name);
+    }
     boolean had = getAttributeInternal(name) != null;
     super.removeAttribute(name, notify);
     if (had) {
@@ -135,7 +157,49 @@ public class TandemSession extends StandardSession implements SessionSource {
   @Override
   public Object getAttribute(String name) {
     RequestTracking.read(name);
-    return super.getAttribute(name);
+    Object value = super.getAttribute(name);
+    return value instanceof EncodedValue encoded ? decoded(name, encoded) : value;
+  }
+
+  /**
+   * The value of attribute {@code name}, held as {@code encoded} until now: decoded and installed in its place
+   * unless another thread installed a value first (then that value). A value that cannot be decoded is dropped,
+   * here and (as a change) on the buddy, as it could not be restored; the log says why.
+   */
+  private Object decoded(String name, EncodedValue encoded) {
+    Object value;
+    try {
+      value = tandem.decodeAttribute(encoded.bytes());
+    } catch (CodecException e) {
+      if (attributes.remove(name, encoded)) {
+        LOG.warn("Session [" + baseId + "] attribute [" + name + "] cannot be restored after failover: " + e.getMessage());
+        tandem.attributeChanged(this, name);
+      }
+      return current(name);
+    }
+    if (!attributes.replace(name, encoded, value)) {
+      return current(name); // decoded or set by another thread meanwhile: theirs is the value
+    }
+    if (value instanceof HttpSessionActivationListener activated) {
+      try {
+        activated.sessionDidActivate(new HttpSessionEvent(getSession()));
+      } catch (RuntimeException e) {
+        LOG.error("Session [" + baseId + "] attribute [" + name + "] failed on sessionDidActivate", e);
+      }
+    }
+    return value;
+  }
+
+  private Object current(String name) {
+    Object now = attributes.get(name);
+    return now instanceof EncodedValue again ? decoded(name, again) : now;
+  }
+
+  /** Decodes attribute {@code name} if it is still encoded, without counting it as read by the request. */
+  private void decodeForListeners(String name) {
+    if (name != null && attributes.get(name) instanceof EncodedValue encoded) {
+      decoded(name, encoded);
+    }
   }
 
   private Object getAttributeInternal(String name) {
@@ -152,6 +216,11 @@ public class TandemSession extends StandardSession implements SessionSource {
   public void expire(boolean notify) {
     boolean tellEngine = !detached && isValidInternal();
     String base = baseId();
+    if (notify && isValidInternal()) {
+      for (String name : attributes.keySet()) {
+        decodeForListeners(name); // the values are unbound with notification: listeners see objects
+      }
+    }
     super.expire(notify);
     if (tellEngine && base != null) {
       RequestTracking.mustConfirm(ended(base));
@@ -170,7 +239,10 @@ public class TandemSession extends StandardSession implements SessionSource {
     expire(false);
   }
 
-  /** Restores state from a replica without firing listeners or marking anything changed. */
+  /**
+   * Restores state from a replica without firing listeners or marking anything changed; {@code values} may hold
+   * {@link EncodedValue}s, decoded on first read.
+   */
   void restore(SessionMetadata metadata, Map<String, Object> values, Principal principal) {
     this.creationTime = metadata.creationTime();
     this.lastAccessedTime = metadata.lastAccessedTime();

@@ -28,6 +28,8 @@ final class IncomingRequests {
   private final java.util.function.BiConsumer<OwnedSession, String> fence;
   private final java.util.function.BiFunction<NodeId, Message.Migrate, Message> migrate;
   private final java.util.function.Predicate<String> unconfirmed;
+  /** Told of every session id stored here as a backup, so that it is no longer remembered as unknown. */
+  private final Consumer<String> appeared;
   private final ReplicationCounters counters;
   private final RateLimitedLog log;
 
@@ -39,6 +41,7 @@ final class IncomingRequests {
       java.util.function.BiConsumer<OwnedSession, String> fence,
       java.util.function.BiFunction<NodeId, Message.Migrate, Message> migrate,
       java.util.function.Predicate<String> unconfirmed,
+      Consumer<String> appeared,
       ReplicationCounters counters,
       RateLimitedLog log) {
     this.local = local;
@@ -48,6 +51,7 @@ final class IncomingRequests {
     this.fence = fence;
     this.migrate = migrate;
     this.unconfirmed = unconfirmed;
+    this.appeared = appeared;
     this.counters = counters;
     this.log = log;
   }
@@ -59,6 +63,7 @@ final class IncomingRequests {
   private Message answer(NodeId from, Message request) {
     if (request instanceof Message.FullSession full) {
       SessionSnapshot s = full.snapshot();
+      appeared.accept(s.id());
       return ownedHere(s.id(), s.epoch()).orElseGet(() -> backups.applyFull(from, s));
     }
     if (request instanceof Message.SessionDelta delta) {
@@ -71,10 +76,12 @@ final class IncomingRequests {
       return ownedHere(invalidate.sessionId(), invalidate.epoch()).orElseGet(() -> backups.invalidate(from, invalidate));
     }
     if (request instanceof Message.IdChange change) {
+      appeared.accept(change.newId());
       return ownedHere(change.oldId(), change.epoch()).orElseGet(() -> backups.changeId(from, change));
     }
     if (request instanceof Message.BulkTransfer bulk) {
       for (SessionSnapshot s : bulk.sessions()) {
+        appeared.accept(s.id());
         if (bulk.purpose() == Message.BulkTransfer.Purpose.HANDOFF) {
           adoptHandoff.accept(s);
         } else if (ownedHere(s.id(), s.epoch()).isEmpty()) {

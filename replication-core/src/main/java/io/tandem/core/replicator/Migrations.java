@@ -11,16 +11,13 @@ import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.util.Map;
+import java.time.InstantSource;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Sessions moving between owners on request: this node taking over a session it does not hold live (promoting an
- * adopted session or a local backup, or migrating it in from whichever member holds it), and handing one of its own
- * over when another member asks. Every move raises the session's epoch, which fences the former holder.
+ * adopted session or a local backup, or taking it over from the member that holds it, see {@link RemoteTakeover}), and
+ * handing one of its own over when another member asks. Every move raises the session's epoch, which fences the former holder.
  *
  * <p>Implementation notes: no state of its own. Request threads call {@link #promote} and {@link #acquire}; transport
  * threads call {@link #migrateOut}. A session is fenced and captured under its own lock ({@link
@@ -45,36 +42,39 @@ final class Migrations {
     void retireFenced(OwnedSession session, String reason);
   }
 
-  private final ReplicationConfig config;
   private final Transport transport;
   private final NodeId local;
   private final OwnedSessions owned;
   private final BackupStore backups;
   private final PendingInvalidations invalidations;
   private final Quarantine quarantine;
-  private final Locator locator;
-  private final StateTransfer stateTransfer;
+  private final RemoteTakeover remote;
   private final FlushRules rules;
   private final ReplicationCounters counters;
-  private final RateLimitedLog log;
   private final Engine engine;
+  /**
+   * Sessions this node handed to another member a moment ago: a request still carrying this node's route (a tab
+   * that left before the cookie was re-issued) is told the session exists elsewhere, so the asker looks for it
+   * everywhere rather than concluding that it exists nowhere.
+   */
+  private final RecentIds handedAway;
 
   Migrations(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       PendingInvalidations invalidations, Quarantine quarantine, Locator locator, StateTransfer stateTransfer,
-      FlushRules rules, ReplicationCounters counters, RateLimitedLog log, Engine engine) {
-    this.config = config;
+      FlushRules rules, ReplicationCounters counters, RateLimitedLog log, UnknownSessions unknown, InstantSource clock,
+      Engine engine) {
     this.transport = transport;
     this.local = transport.localNode();
     this.owned = owned;
     this.backups = backups;
     this.invalidations = invalidations;
     this.quarantine = quarantine;
-    this.locator = locator;
-    this.stateTransfer = stateTransfer;
     this.rules = rules;
     this.counters = counters;
-    this.log = log;
     this.engine = engine;
+    this.handedAway = new RecentIds(clock, UnknownSessions.TTL, UnknownSessions.CAPACITY);
+    this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
+        counters, log, unknown, engine::view, this::promote);
   }
 
   /**
@@ -110,14 +110,15 @@ final class Migrations {
   }
 
   /**
-   * The bytes of a session wherever it is in the cluster: promoted locally when this node holds it, otherwise
-   * located (every member is asked who holds it) and migrated in from its owner, or from its backup when no owner
-   * answers. This node owns it afterwards at a higher epoch; the former holder lets go. Blocks the calling request
-   * thread for at most two ack timeouts. A session some member holds but would not or could not hand over, or that
-   * a silent member may hold, is reported unavailable rather than absent, so that no request is handed a new, empty
-   * session in its place.
+   * The bytes of a session wherever it is in the cluster: promoted locally when this node holds it, otherwise taken
+   * over from its holder ({@link RemoteTakeover}: first from the node {@code route} names and that node's buddy, in
+   * one round trip where the holder is one of them). This node owns it afterwards at a higher epoch; the former
+   * holder lets go. Blocks the calling request thread for at most two ack timeouts besides prompt answers (four
+   * beside nodes of an earlier release, which need the epoch named). A session some member holds but would not or
+   * could not hand over, or that a silent member may hold, is reported unavailable rather than absent, so that no
+   * request is handed a new, empty session in its place.
    */
-  Acquisition acquire(String id) {
+  Acquisition acquire(String id, Optional<NodeId> route) {
     if (invalidations.isPending(id)) {
       // Ended here, and the buddy may not know yet: its copy must never be taken back in (a logout sticks).
       return Acquisition.NOWHERE;
@@ -127,7 +128,7 @@ final class Migrations {
       // Owned here and attached already (another request of the container brought it in a moment ago): the cluster
       // must not be asked, it would answer with this node's own copy at its buddy, and migrating that in would drop
       // the buddy's copy and refuse this node's next update of it.
-      return takenOverMeanwhile(id);
+      return remote.takenOverMeanwhile(id);
     }
     // Taking over the local backup at a higher epoch is safe even if its owner still runs: in SYNC mode the backup
     // holds every acknowledged change, and the owner's next write is refused (fenced). After a pause or partition,
@@ -138,64 +139,13 @@ final class Migrations {
     if (here.isPresent()) {
       return Acquisition.found(here.get());
     }
-    Locator.Answers answers = locator.ask(id);
-    NodeId holder = null;
-    Message.LocateReply best = null;
-    for (Map.Entry<NodeId, Message.LocateReply> reply : answers.replies().entrySet()) {
-      Message.LocateReply found = reply.getValue();
-      if (found.holding() != Message.LocateReply.Holding.NONE && (best == null || better(found, best))) {
-        best = found;
-        holder = reply.getKey();
-      }
-    }
-    if (holder == null) {
-      return answers.silent().isEmpty() ? Acquisition.NOWHERE : Acquisition.unavailable("session " + id
-          + " is held by no member that answered, and " + answers.silent() + " did not answer within " + config.ackTimeout());
-    }
-    return migrateIn(id, holder, best.epoch() + 1);
+    return remote.acquire(id, route);
   }
 
-  private Acquisition migrateIn(String id, NodeId holder, long newEpoch) {
-    try {
-      Message answer = transport.request(holder, new Message.Migrate(id, local, newEpoch)).get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
-      if (!(answer instanceof Message.FullSession full)) {
-        return migrationFailed(id, holder, answer.toString());
-      }
-      SessionSnapshot moved = full.snapshot();
-      backups.refuseUpTo(id, moved.epoch() - 1); // the former holder's epoch: its late updates are refused here too
-      OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
-      if (!owned.add(session)) {
-        return promote(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
-      }
-      counters.sessionsMigratedIn.increment();
-      stateTransfer.enqueue(session);
-      LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
-      return Acquisition.found(session.snapshot(rules));
-    } catch (ExecutionException | TimeoutException e) {
-      return migrationFailed(id, holder, e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return migrationFailed(id, holder, "interrupted");
-    }
-  }
-
-  private Acquisition migrationFailed(String id, NodeId holder, String why) {
-    log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + why);
-    return Acquisition.unavailable("session " + id + " could not be migrated from " + holder.value() + ": " + why);
-  }
-
-  private Acquisition takenOverMeanwhile(String id) {
-    return Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value());
-  }
-
-  private static boolean better(Message.LocateReply a, Message.LocateReply b) {
-    if (a.holding() != b.holding()) {
-      return a.holding() == Message.LocateReply.Holding.PRIMARY;
-    }
-    return a.epoch() != b.epoch() ? a.epoch() > b.epoch() : a.version() > b.version();
-  }
-
-  /** Another member asked for a session: hand it over at the new epoch and let go of it here. */
+  /**
+   * Another member asked for a session: hand it over at the new epoch and let go of it here. A requested epoch of 0
+   * means the epoch after the one held here (the asker did not look the session up first).
+   */
   Message migrateOut(NodeId requester, Message.Migrate move) {
     String id = move.sessionId();
     MembershipView current = engine.view();
@@ -207,13 +157,15 @@ final class Migrations {
     }
     Optional<OwnedSession> mine = owned.get(id);
     SessionSnapshot snapshot;
+    long newEpoch;
     if (mine.isPresent() && quarantine.isSuspect(id)) {
       return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
           "session " + id + " has not been confirmed since " + local.value() + " was paused; its copy may be stale");
     }
     if (mine.isPresent()) {
       OwnedSession session = mine.get();
-      if (session.epoch() >= move.newEpoch()) {
+      newEpoch = move.newEpoch() == 0 ? session.epoch() + 1 : move.newEpoch();
+      if (session.epoch() >= newEpoch) {
         return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, session.epoch(), session.version(), "owned here at epoch " + session.epoch());
       }
       // Fenced and captured in one step: a flush prepared before is in the snapshot, one after it is answered 503.
@@ -223,6 +175,7 @@ final class Migrations {
       }
       snapshot = OwnedSession.encode(handed.get(), rules); // before the container drops its copy and its attributes
       engine.retireFenced(session, "migrated to " + requester.value());
+      handedAway.add(id);
       NodeId to = engine.buddy();
       if (to != null && !to.equals(requester)) {
         transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED));
@@ -238,16 +191,21 @@ final class Migrations {
       }
       Optional<BackupStore.BackupEntry> backup = backups.take(id);
       if (backup.isEmpty()) {
+        if (handedAway.contains(id)) {
+          return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+              "session " + id + " was handed to another member a moment ago; ask every member");
+        }
         return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " is not held here");
       }
       snapshot = backup.get().snapshot();
-      if (snapshot.epoch() >= move.newEpoch()) {
+      newEpoch = move.newEpoch() == 0 ? snapshot.epoch() + 1 : move.newEpoch();
+      if (snapshot.epoch() >= newEpoch) {
         backups.applyFull(backup.get().owner(), snapshot);
         return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, snapshot.epoch(), snapshot.version(), "backup is at epoch " + snapshot.epoch());
       }
       backups.refuseUpTo(id, snapshot.epoch());
     }
     counters.sessionsMigratedOut.increment();
-    return new Message.FullSession(new SessionSnapshot(id, move.newEpoch(), snapshot.version(), snapshot.metadata(), snapshot.attributes()));
+    return new Message.FullSession(new SessionSnapshot(id, newEpoch, snapshot.version(), snapshot.metadata(), snapshot.attributes()));
   }
 }

@@ -85,6 +85,7 @@ public final class ReplicationEngine implements AutoCloseable {
   private final Locator locator;
   private final Quarantine quarantine;
   private final Migrations migrations;
+  private final UnknownSessions unknown;
   private volatile MembershipView view;
   private volatile NodeId buddy;
 
@@ -208,8 +209,12 @@ public final class ReplicationEngine implements AutoCloseable {
             }
           }
         });
+    // After a view change, sessions reach the node the ring names as each member installs the view (a dead owner's
+    // buddy adopts at once; a leaving node handed its sessions over before it left): the settle timeout, which bounds
+    // how long members may disagree on the view, and at least a second. Until then "found nowhere" is not remembered.
+    this.unknown = new UnknownSessions(clock, max(config.settleTimeout(), Duration.ofSeconds(1)));
     this.migrations = new Migrations(config, transport, owned, backups, invalidations, quarantine, locator, stateTransfer,
-        rules, counters, log, new Migrations.Engine() {
+        rules, counters, log, unknown, clock, new Migrations.Engine() {
           @Override
           public NodeId buddy() {
             return buddy;
@@ -231,7 +236,11 @@ public final class ReplicationEngine implements AutoCloseable {
           }
         });
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
-        quarantine::isSuspect, counters, log);
+        quarantine::isSuspect, unknown::appeared, counters, log);
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -288,6 +297,7 @@ public final class ReplicationEngine implements AutoCloseable {
     if (!owned.add(session)) {
       throw new IllegalStateException("Session [" + id + "] is already owned by this node");
     }
+    unknown.appeared(id);
     return session;
   }
 
@@ -324,11 +334,13 @@ public final class ReplicationEngine implements AutoCloseable {
 
   /** The container changed the session's id (for example at login). */
   public FlushOutcome changeId(String oldId, String newId) {
+    unknown.appeared(newId);
     return owned.get(oldId).map(s -> writes.changeId(s, oldId, newId)).orElse(FlushOutcome.NOT_OWNED);
   }
 
   /** {@link #changeId(String, String)} through the handle: NOT_OWNED once it is fenced or ended. */
   public FlushOutcome changeId(OwnedSession session, String newId) {
+    unknown.appeared(newId);
     return session.isActive() ? writes.changeId(session, session.id(), newId) : FlushOutcome.NOT_OWNED;
   }
 
@@ -370,14 +382,35 @@ public final class ReplicationEngine implements AutoCloseable {
 
   /**
    * The bytes of a session wherever it is in the cluster: promoted locally when this node holds it, otherwise
-   * located (every member is asked who holds it) and migrated in from its owner, or from its backup when no owner
-   * answers. This node owns it afterwards at a higher epoch; the former holder lets go. Blocks the calling request
-   * thread for at most two ack timeouts. A session some member holds but would not or could not hand over, or that
+   * located (without a route, every member is asked who holds it) and migrated in from its owner, or from its backup
+   * when no owner answers; an id found nowhere is remembered for a while (see {@link UnknownSessions}). This node
+   * owns it afterwards at a higher epoch; the former holder lets go. Blocks the calling request thread for at most
+   * two ack timeouts. A session some member holds but would not or could not hand over, or that
    * a silent member may hold, is reported unavailable rather than absent, so that no request is handed a new, empty
    * session in its place.
    */
   public Acquisition acquire(String id) {
-    return migrations.acquire(id);
+    return migrations.acquire(id, Optional.empty());
+  }
+
+  /**
+   * {@link #acquire(String)} of a session id whose route names the node that last served it ({@code route}, a node
+   * id; null or not a valid node id when there is none): the session is asked of that node and of its buddy first,
+   * in one round trip where one of them holds it, and every member is asked only when that cannot settle it.
+   */
+  public Acquisition acquire(String id, String route) {
+    return migrations.acquire(id, routeNode(route));
+  }
+
+  private static Optional<NodeId> routeNode(String route) {
+    if (route == null || route.isEmpty() || route.length() > NodeId.MAX_LENGTH) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(new NodeId(route));
+    } catch (IllegalArgumentException notANodeId) {
+      return Optional.empty(); // a forged route: no hint, the lookup asks every member
+    }
   }
 
   /**
@@ -416,6 +449,7 @@ public final class ReplicationEngine implements AutoCloseable {
       return;
     }
     view = next;
+    unknown.viewChanged(); // sessions move on a view change: what was found nowhere before may be somewhere now
     transport.updatePeers(next);
     quarantine.viewChanged(previous, next);
     NodeId oldBuddy = buddy;
@@ -483,6 +517,7 @@ public final class ReplicationEngine implements AutoCloseable {
     if (!owned.add(session)) {
       return owned.get(snapshot.id()).orElse(session);
     }
+    unknown.appeared(snapshot.id());
     counters.sessionsAdopted.increment();
     stateTransfer.enqueue(session);
     return session;
@@ -701,6 +736,14 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.backupsExpired.sum(),
         counters.pausesDetected.sum(),
         counters.unconfirmedWrites.sum());
+  }
+
+  /**
+   * How many session ids this node remembers as held nowhere in the cluster (a request for one asks no member); for
+   * figures and tests.
+   */
+  public int unknownSessionsRemembered() {
+    return unknown.size();
   }
 
   /** Owned sessions of which the current buddy holds no copy right now. */

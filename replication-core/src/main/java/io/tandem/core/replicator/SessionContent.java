@@ -2,6 +2,7 @@ package io.tandem.core.replicator;
 
 import io.tandem.core.codec.AttributeCodec;
 import io.tandem.core.session.Blob;
+import io.tandem.core.session.EncodedValue;
 import io.tandem.core.session.ImmutableTypes;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSnapshot;
@@ -43,18 +44,23 @@ sealed interface SessionContent {
     @Override
     public Optional<Blob> encode(String name, AttributeCodec codec) {
       Object value = source.attribute(name);
+      if (value instanceof EncodedValue encoded) {
+        return Optional.of(encoded.bytes()); // never decoded since the takeover: replicated as it came
+      }
       return value == null ? Optional.empty() : Optional.of(codec.encode(value));
     }
 
     @Override
     public boolean isImmutable(String name, ImmutableTypes types) {
-      return types.isImmutable(source.attribute(name));
+      Object value = source.attribute(name);
+      // Still encoded: the application has never held the object, so it cannot have changed it in place.
+      return value instanceof EncodedValue || types.isImmutable(value);
     }
 
     @Override
     public String className(String name) {
       Object value = source.attribute(name);
-      return value == null ? null : value.getClass().getName();
+      return value == null ? null : value instanceof EncodedValue ? "(not decoded yet)" : value.getClass().getName();
     }
   }
 

@@ -25,6 +25,22 @@ public final class BuddyRing {
     return neighbour(view, member, -1);
   }
 
+  /**
+   * The member that holds, or would hold, the backups of the node named {@code id}, whether or not it is still a
+   * member: the next member after {@code id} in node-id order, wrapping around. For a member this is its buddy; for
+   * a node that left the view it is the member that was its buddy, unless that one left too (then the one that
+   * adopted from it). Empty when no other member exists.
+   */
+  public static Optional<NodeId> successorOf(MembershipView view, NodeId id) {
+    List<NodeId> ids = view.memberIds();
+    for (NodeId candidate : ids) {
+      if (candidate.compareTo(id) > 0) {
+        return Optional.of(candidate);
+      }
+    }
+    return ids.isEmpty() || ids.get(0).equals(id) ? Optional.empty() : Optional.of(ids.get(0));
+  }
+
   /** Every member's buddy. */
   public static Map<NodeId, NodeId> buddies(MembershipView view) {
     Map<NodeId, NodeId> ring = new LinkedHashMap<>();

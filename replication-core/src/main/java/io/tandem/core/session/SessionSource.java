@@ -13,6 +13,9 @@ public interface SessionSource {
 
   Set<String> attributeNames();
 
-  /** The live value, or null when there is no such attribute. */
+  /**
+   * The live value, or null when there is no such attribute; an {@link EncodedValue} when the container has not
+   * decoded it since it took the session over (the engine then replicates those bytes as they are).
+   */
   Object attribute(String name);
 }

@@ -245,7 +245,9 @@ public sealed interface Message {
   }
 
   /**
-   * Hand the session over to {@code requester}, which becomes its owner at {@code newEpoch}. Answered with the
+   * Hand the session over to {@code requester}, which becomes its owner at {@code newEpoch}, or, when {@code
+   * newEpoch} is 0, at the epoch after the one the receiver holds (the requester asks without looking the session up
+   * first; a receiver that predates this answers {@link Nack.Reason#STALE_EPOCH} with its epoch). Answered with the
    * session as a {@link FullSession} or a {@link Nack}.
    */
   record Migrate(String sessionId, NodeId requester, long newEpoch) implements Message {

@@ -97,4 +97,31 @@ class BuddyRingTest {
         .containsEntry(new NodeId("n2"), new NodeId("n3"))
         .containsEntry(new NodeId("n3"), new NodeId("n1"));
   }
+
+  @Property
+  void successorOf_aMember_isItsBuddy(@ForAll("members") List<String> nodes) {
+    MembershipView v = view(1, nodes);
+    for (NodeId id : v.memberIds()) {
+      assertThat(BuddyRing.successorOf(v, id)).isEqualTo(BuddyRing.buddyOf(v, id));
+    }
+  }
+
+  @Property
+  void successorOf_aNodeThatLeft_isTheBuddyItHad_whileThatOneIsStillAMember(
+      @ForAll("members") List<String> nodes, @ForAll @IntRange(min = 0, max = 11) int leaving) {
+    MembershipView before = view(1, nodes);
+    NodeId left = before.memberIds().get(leaving % nodes.size());
+    NodeId itsBuddy = BuddyRing.buddyOf(before, left).orElseThrow();
+    MembershipView after = view(2, nodes.stream().filter(n -> !n.equals(left.value())).toList());
+
+    assertThat(BuddyRing.successorOf(after, left)).contains(itsBuddy);
+  }
+
+  @Test
+  void successorOf_wrapsAround_andIsEmptyWithNoOtherMember() {
+    assertThat(BuddyRing.successorOf(view(1, List.of("b", "d")), new NodeId("e"))).contains(new NodeId("b"));
+    assertThat(BuddyRing.successorOf(view(1, List.of("b", "d")), new NodeId("c"))).contains(new NodeId("d"));
+    assertThat(BuddyRing.successorOf(view(1, List.of("b")), new NodeId("b"))).isEmpty();
+    assertThat(BuddyRing.successorOf(view(1, List.of("b")), new NodeId("a"))).contains(new NodeId("b"));
+  }
 }

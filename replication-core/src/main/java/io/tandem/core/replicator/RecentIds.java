@@ -1,0 +1,105 @@
+package io.tandem.core.replicator;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A bounded set of session ids, each remembered for a fixed time: the ids found nowhere in the cluster, or the ids
+ * this node handed to another member a moment ago. When full, the oldest entry goes first, so a flood of distinct
+ * ids costs bounded memory and only pushes out the oldest memories (which then cost one lookup again, never a
+ * wrong answer). Expired entries are dropped as they are met, oldest first, never by a sweep.
+ *
+ * <p>Implementation notes: every entry has the same lifetime, so insertion order is expiry order and a
+ * {@link LinkedHashMap} in insertion order is both the index and the eviction queue. It is guarded by {@code this};
+ * each method holds the lock for a map operation or two and never for anything else. {@code size} mirrors the map's
+ * size so that {@link #isEmpty()}, asked on hot paths to skip the lock, reads no lock.
+ */
+final class RecentIds {
+  private final InstantSource clock;
+  private final long ttlMillis;
+  private final int capacity;
+  /** Id → the time (clock millis) it is forgotten at. */
+  @GuardedBy("this")
+  private final LinkedHashMap<String, Long> expiries = new LinkedHashMap<>();
+  private volatile int size;
+
+  RecentIds(InstantSource clock, Duration ttl, int capacity) {
+    if (ttl.isNegative() || ttl.isZero() || capacity < 1) {
+      throw new IllegalArgumentException("ttl must be positive and capacity >= 1, got " + ttl + " and " + capacity);
+    }
+    this.clock = clock;
+    this.ttlMillis = ttl.toMillis();
+    this.capacity = capacity;
+  }
+
+  /** Remembers {@code id} for the lifetime from now (again from now, if it was remembered already). */
+  synchronized void add(String id) {
+    long now = clock.millis();
+    dropExpired(now);
+    expiries.remove(id); // re-inserted at the tail, where its new expiry belongs
+    expiries.put(id, now + ttlMillis);
+    if (expiries.size() > capacity) {
+      Iterator<String> oldest = expiries.keySet().iterator();
+      oldest.next();
+      oldest.remove();
+    }
+    size = expiries.size();
+  }
+
+  /** Whether {@code id} is remembered and its time has not run out. */
+  boolean contains(String id) {
+    if (size == 0) {
+      return false;
+    }
+    synchronized (this) {
+      Long expiry = expiries.get(id);
+      if (expiry == null) {
+        return false;
+      }
+      if (expiry <= clock.millis()) {
+        expiries.remove(id);
+        size = expiries.size();
+        return false;
+      }
+      return true;
+    }
+  }
+
+  /** Forgets {@code id}; without a lock when nothing is remembered (the common case on hot paths). */
+  void remove(String id) {
+    if (size == 0) {
+      return;
+    }
+    synchronized (this) {
+      expiries.remove(id);
+      size = expiries.size();
+    }
+  }
+
+  synchronized void clear() {
+    expiries.clear();
+    size = 0;
+  }
+
+  boolean isEmpty() {
+    return size == 0;
+  }
+
+  /** How many ids are held, expired ones not yet dropped included; for tests and figures. */
+  int size() {
+    return size;
+  }
+
+  @GuardedBy("this")
+  private void dropExpired(long now) {
+    for (Iterator<Map.Entry<String, Long>> it = expiries.entrySet().iterator(); it.hasNext(); ) {
+      if (it.next().getValue() > now) {
+        return;
+      }
+      it.remove();
+    }
+  }
+}

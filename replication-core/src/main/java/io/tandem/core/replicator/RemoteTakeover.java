@@ -1,0 +1,230 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.backup.BackupStore;
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.logging.RateLimitedLog;
+import io.tandem.core.ring.BuddyRing;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Transport;
+import io.tandem.core.wire.Message;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Takes over a session that this node holds in no form, from the member that holds it.
+ *
+ * <p>One hop first: the session id's route (the jvmRoute of the node that last served it) names its likely owner,
+ * and the ring names that node's buddy, which holds its backup, or owns it once that node is gone. Each is asked in
+ * turn with a single {@link Message.Migrate} at epoch 0, meaning "the epoch after yours": the holder hands the
+ * session over in its answer, so a session found where its route says takes one round trip. Every member is asked
+ * ({@link Locator}, then a migrate from the best holder) only when one of them answered that the session exists but
+ * is not theirs to give, or when both said they do not hold it while the view changed a moment ago (sessions may
+ * still be on their way). When both said no in a settled view, the id is remembered as unknown ({@link
+ * UnknownSessions}), so that the same cookie costs no message again for a while.
+ *
+ * <p>Implementation notes: no state of its own; runs on the request thread that takes the session over (at most
+ * one per session on a node, the container sees to that) and never holds a lock while waiting for a reply. A
+ * member that stays silent makes the session unavailable (the request is retried), never absent.
+ */
+final class RemoteTakeover {
+  /** The engine's logger: operators find these lines where they always were. */
+  private static final Logger LOG = System.getLogger(ReplicationEngine.class.getName());
+
+  private final ReplicationConfig config;
+  private final Transport transport;
+  private final NodeId local;
+  private final OwnedSessions owned;
+  private final BackupStore backups;
+  private final Quarantine quarantine;
+  private final Locator locator;
+  private final StateTransfer stateTransfer;
+  private final FlushRules rules;
+  private final ReplicationCounters counters;
+  private final RateLimitedLog log;
+  private final UnknownSessions unknown;
+  private final Supplier<MembershipView> view;
+  /** Promotes a session another request of this node brought in meanwhile (see {@link Migrations#promote}). */
+  private final Function<String, Optional<SessionSnapshot>> promote;
+
+  RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
+      Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
+      RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
+      Function<String, Optional<SessionSnapshot>> promote) {
+    this.config = config;
+    this.transport = transport;
+    this.local = transport.localNode();
+    this.owned = owned;
+    this.backups = backups;
+    this.quarantine = quarantine;
+    this.locator = locator;
+    this.stateTransfer = stateTransfer;
+    this.rules = rules;
+    this.counters = counters;
+    this.log = log;
+    this.unknown = unknown;
+    this.view = view;
+    this.promote = promote;
+  }
+
+  /** What one hop found. */
+  private enum HopResult {
+    /** The session was taken over, or cannot be now (see the acquisition). */
+    DECIDED,
+    /** Neither member asked holds it. */
+    ABSENT,
+    /** A member said it exists but is not its to give: every member must be asked. */
+    ELSEWHERE
+  }
+
+  /**
+   * The session from whichever member holds it; this node owns it afterwards at a higher epoch.
+   *
+   * @param route the node the session id's route names, when routes are node ids; empty when the id carries none
+   */
+  Acquisition acquire(String id, Optional<NodeId> route) {
+    // After a pause or a cut-off this node's idea of the cluster may be stale: it asks everyone, remembers nothing.
+    boolean trusted = !quarantine.active();
+    if (trusted && unknown.isRemembered(id)) {
+      return Acquisition.NOWHERE;
+    }
+    long token = unknown.beforeAsking();
+    MembershipView current = view.get();
+    if (trusted && route.isPresent() && current != null) {
+      Acquisition[] decided = new Acquisition[1];
+      HopResult hop = oneHop(id, targets(current, route.get()), decided);
+      if (hop == HopResult.DECIDED) {
+        return decided[0];
+      }
+      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged()) {
+        unknown.remember(id, token);
+        return Acquisition.NOWHERE;
+      }
+    }
+    Acquisition found = everyMember(id);
+    if (trusted && found.equals(Acquisition.NOWHERE)) {
+      unknown.remember(id, token);
+    }
+    return found;
+  }
+
+  /** The route's node when it is a member, then the member holding its backups; never this node. */
+  private List<NodeId> targets(MembershipView current, NodeId route) {
+    List<NodeId> targets = new ArrayList<>(2);
+    if (current.contains(route)) {
+      targets.add(route);
+    }
+    BuddyRing.successorOf(current, route).ifPresent(targets::add);
+    targets.removeIf(t -> t.equals(local));
+    return targets.stream().distinct().toList();
+  }
+
+  private HopResult oneHop(String id, List<NodeId> targets, Acquisition[] decided) {
+    boolean elsewhere = false;
+    List<NodeId> silent = new ArrayList<>();
+    for (NodeId target : targets) {
+      Message answer;
+      try {
+        answer = migrate(target, id, 0);
+        if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.STALE_EPOCH) {
+          // A node that predates "0 means the epoch after yours" names its epoch instead: once more, above it.
+          answer = migrate(target, id, nack.epoch() + 1);
+        }
+      } catch (ExecutionException | TimeoutException e) {
+        silent.add(target);
+        continue;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        decided[0] = migrationFailed(id, target, "interrupted");
+        return HopResult.DECIDED;
+      }
+      if (answer instanceof Message.FullSession full) {
+        decided[0] = install(id, target, full.snapshot());
+        return HopResult.DECIDED;
+      }
+      if (!(answer instanceof Message.Nack nack) || nack.reason() != Message.Nack.Reason.UNKNOWN_SESSION) {
+        elsewhere = true; // refused: owned by a live member, just handed away, or not confirmed after a pause
+      }
+    }
+    if (!silent.isEmpty()) {
+      decided[0] = Acquisition.unavailable("session " + id + " may be held by " + silent + ", which did not answer within "
+          + config.ackTimeout());
+      return HopResult.DECIDED;
+    }
+    return elsewhere ? HopResult.ELSEWHERE : HopResult.ABSENT;
+  }
+
+  /** Asks every member who holds the session, then migrates it from the best holder: two round trips. */
+  private Acquisition everyMember(String id) {
+    Locator.Answers answers = locator.ask(id);
+    NodeId holder = null;
+    Message.LocateReply best = null;
+    for (Map.Entry<NodeId, Message.LocateReply> reply : answers.replies().entrySet()) {
+      Message.LocateReply found = reply.getValue();
+      if (found.holding() != Message.LocateReply.Holding.NONE && (best == null || better(found, best))) {
+        best = found;
+        holder = reply.getKey();
+      }
+    }
+    if (holder == null) {
+      return answers.silent().isEmpty() ? Acquisition.NOWHERE : Acquisition.unavailable("session " + id
+          + " is held by no member that answered, and " + answers.silent() + " did not answer within " + config.ackTimeout());
+    }
+    try {
+      Message answer = migrate(holder, id, best.epoch() + 1);
+      return answer instanceof Message.FullSession full ? install(id, holder, full.snapshot())
+          : migrationFailed(id, holder, answer.toString());
+    } catch (ExecutionException | TimeoutException e) {
+      return migrationFailed(id, holder, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return migrationFailed(id, holder, "interrupted");
+    }
+  }
+
+  private Message migrate(NodeId holder, String id, long newEpoch)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    return transport.request(holder, new Message.Migrate(id, local, newEpoch))
+        .get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Owns the session handed over by {@code holder} from now on, and queues it for this node's buddy. */
+  private Acquisition install(String id, NodeId holder, SessionSnapshot moved) {
+    backups.refuseUpTo(id, moved.epoch() - 1); // the former holder's epoch: its late updates are refused here too
+    OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
+    if (!owned.add(session)) {
+      return promote.apply(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
+    }
+    unknown.appeared(id);
+    counters.sessionsMigratedIn.increment();
+    stateTransfer.enqueue(session);
+    LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
+    return Acquisition.found(session.snapshot(rules));
+  }
+
+  private Acquisition migrationFailed(String id, NodeId holder, String why) {
+    log.warn("migrate:" + holder, "Session [" + id + "] could not be migrated from " + holder.value() + ": " + why);
+    return Acquisition.unavailable("session " + id + " could not be migrated from " + holder.value() + ": " + why);
+  }
+
+  Acquisition takenOverMeanwhile(String id) {
+    return Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value());
+  }
+
+  private static boolean better(Message.LocateReply a, Message.LocateReply b) {
+    if (a.holding() != b.holding()) {
+      return a.holding() == Message.LocateReply.Holding.PRIMARY;
+    }
+    return a.epoch() != b.epoch() ? a.epoch() > b.epoch() : a.version() > b.version();
+  }
+}
