@@ -108,6 +108,11 @@ final class TappedTransport implements Transport {
   }
 
   @Override
+  public void watchPeers(io.tandem.core.spi.PeerWatcher watcher) {
+    delegate.watchPeers(watcher);
+  }
+
+  @Override
   public CompletableFuture<Message> request(NodeId peer, Message message) {
     CompletableFuture<Message> reply = delegate.request(peer, message);
     if (message.type() == MessageType.SESSION_DELTA && !probed.get() && probed.compareAndSet(false, true)) {

@@ -14,4 +14,6 @@ final class TransportCounters {
   final LongAdder acksForNothingSent = new LongAdder();
   final LongAdder framesWritten = new LongAdder();
   final LongAdder writes = new LongAdder();
+  /** Peers whose connection closed and whose host then refused a new one (fast death detection). */
+  final LongAdder refusedRedials = new LongAdder();
   }
