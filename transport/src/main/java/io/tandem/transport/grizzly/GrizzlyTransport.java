@@ -443,6 +443,12 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         synchronized (lock) {
           dialing.remove(address);
         }
+        Long token = lost.get(peer);
+        if (token != null && error instanceof java.net.ConnectException
+            && String.valueOf(error.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("refused")) {
+          // A redial of a lost peer refused: the same sign as the check's, in case the check came too early.
+          onTimer(() -> reportRefused(peer, token, address));
+        }
         failWaiters(peer, "cannot connect to " + address + ": " + error.getMessage());
         scheduleRedial(peer);
       }
@@ -567,7 +573,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
 
   /** On the timer thread: a refusal still current (no connection became ready since the close) is reported. */
   private void reportRefused(NodeId peer, long token, InetSocketAddress address) {
-    if (closed || !Long.valueOf(token).equals(lost.get(peer)) || ready.containsKey(peer) || !addresses.containsKey(peer)) {
+    if (closed || !Long.valueOf(token).equals(lost.get(peer)) || ready.containsKey(peer) || !addresses.containsKey(peer)
+        || refusedPeers.contains(peer)) {
       return;
     }
     refusedPeers.add(peer);

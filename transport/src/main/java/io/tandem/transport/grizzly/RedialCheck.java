@@ -27,16 +27,46 @@ final class RedialCheck {
     /** Something listens (maybe a stopped process whose kernel still completes handshakes). */
     ACCEPTED,
     /** No answer in time, or another error: no sign either way. */
-    INCONCLUSIVE
+    INCONCLUSIVE,
+    /** Accepted, then reset or closed at once: internal, {@link #dial} asks again. */
+    INCONCLUSIVE_AFTER_ACCEPT
   }
 
   private RedialCheck() {}
 
+  /**
+   * How long an accepted check connection is watched for a reset. A killed process closes its descriptors one by one
+   * after its memory is gone: the connection to this node may close while its listener still accepts for a moment;
+   * the connect then succeeds and is reset as the listener closes. Measured on loopback: the reset follows at once.
+   */
+  static final Duration RESET_WATCH = Duration.ofMillis(50);
+
   static Result dial(InetSocketAddress address, Duration timeout) {
+    Result first = connect(address, timeout, true);
+    // Accepted, then reset or closed by a listener that was closing: ask once more; a dying host now refuses.
+    return first == Result.INCONCLUSIVE_AFTER_ACCEPT ? publicResult(connect(address, timeout, false)) : first;
+  }
+
+  private static Result publicResult(Result result) {
+    return result == Result.INCONCLUSIVE_AFTER_ACCEPT ? Result.INCONCLUSIVE : result;
+  }
+
+  private static Result connect(InetSocketAddress address, Duration timeout, boolean watch) {
     try (Socket socket = new Socket()) {
       socket.setSoLinger(true, 0); // hang up with a reset: a live peer keeps no connection, and this node no TIME_WAIT
       socket.connect(address, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
-      return Result.ACCEPTED;
+      if (!watch) {
+        return Result.ACCEPTED;
+      }
+      socket.setSoTimeout((int) RESET_WATCH.toMillis());
+      try {
+        // A live acceptor waits for the dialer's hello and says nothing; a closing listener resets the connection.
+        return socket.getInputStream().read() < 0 ? Result.INCONCLUSIVE_AFTER_ACCEPT : Result.ACCEPTED;
+      } catch (SocketTimeoutException e) {
+        return Result.ACCEPTED;
+      } catch (IOException e) {
+        return Result.INCONCLUSIVE_AFTER_ACCEPT;
+      }
     } catch (SocketTimeoutException e) {
       return Result.INCONCLUSIVE;
     } catch (ConnectException e) {
