@@ -64,7 +64,7 @@ record DrillReport(
             + " logged out %d; refused but kept %d%n"
             + "  requests %d: writes acknowledged %d, logouts acknowledged %d, requests failed %d%s, unknown %d%s;"
             + " first success after each fault %s, median %s,"
-            + " every affected user served %s;"
+            + " every affected user served %s (waiting on the cluster, think time left out: median %s, every user %s);"
             + " two copies again %s after the last fault; %d ms in all%n"
             + "  %s",
         drill, scope, mode, nodes, balancer, users, faultList, verdict.acknowledged(), verdict.lost(), verdict.sessionsLost(),
@@ -73,7 +73,8 @@ record DrillReport(
         verdict.failedRequests(), FailureBreakdown.describe(verdict.failedByCause()),
         verdict.unknownRequests(), FailureBreakdown.describe(verdict.unknownByCause()),
         perFault(verdict.faultToFirstSuccessMillis()), perFault(verdict.faultToMedianFirstSuccessMillis()),
-        perFault(verdict.faultToAllServedMillis()),
+        perFault(verdict.faultToAllServedMillis()), perFault(verdict.faultToMedianWaitedMillis()),
+        perFault(verdict.faultToAllWaitedMillis()),
         protectedAgainMillis < 0 ? "not seen within the drill's patience" : protectedAgainMillis + " ms", durationMillis,
         outcome()));
     notes.forEach(n -> text.append(System.lineSeparator()).append("  ").append(n));

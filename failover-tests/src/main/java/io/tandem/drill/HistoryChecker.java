@@ -119,6 +119,8 @@ final class HistoryChecker {
         faults.stream().map(f -> recovery(history, f, Recovery.FIRST)).toList(),
         faults.stream().map(f -> recovery(history, f, Recovery.MEDIAN)).toList(),
         faults.stream().map(f -> recovery(history, f, Recovery.ALL)).toList(),
+        faults.stream().map(f -> recovery(history, f, Recovery.MEDIAN_WAITED)).toList(),
+        faults.stream().map(f -> recovery(history, f, Recovery.ALL_WAITED)).toList(),
         examplesWith(examples, resurrected));
   }
 
@@ -181,7 +183,13 @@ final class HistoryChecker {
   }
 
   /** Which account's time to its first acknowledged write after a fault {@link #recovery} gives. */
-  private enum Recovery { FIRST, MEDIAN, ALL }
+  private enum Recovery {
+    FIRST, MEDIAN, ALL, MEDIAN_WAITED, ALL_WAITED;
+
+    boolean waited() {
+      return this == MEDIAN_WAITED || this == ALL_WAITED;
+    }
+  }
 
   /**
    * From {@code fault} to the first account's first acknowledged write ({@code FIRST}), the median account's (the
@@ -211,6 +219,9 @@ final class HistoryChecker {
         served.merge(op.account(), op.endedMillis() - fault.atMillis(), Math::min);
       }
     }
+    if (which.waited()) {
+      served.replaceAll((account, millis) -> waited(history, account, fault.atMillis(), fault.atMillis() + millis));
+    }
     List<Long> times = served.values().stream().sorted().toList();
     if (times.isEmpty()) {
       return Verdict.NOT_SERVED;
@@ -218,9 +229,32 @@ final class HistoryChecker {
     return switch (which) {
       case FIRST -> times.get(0);
       // The median of those served; a user never served again shows in ALL, which then has no figure.
-      case MEDIAN -> times.get((times.size() - 1) / 2);
-      case ALL -> times.size() < affected.size() ? Verdict.NOT_SERVED : times.get(times.size() - 1);
+      case MEDIAN, MEDIAN_WAITED -> times.get((times.size() - 1) / 2);
+      case ALL, ALL_WAITED -> times.size() < affected.size() ? Verdict.NOT_SERVED : times.get(times.size() - 1);
     };
+  }
+
+  /**
+   * How long the account waited on the cluster from {@code from} until {@code until} (the end of its first success):
+   * the time its requests were open in that span, counted once where tabs overlap. The think time between its pages
+   * is left out, so the figure is the outage as the user felt it, not the workload's pacing.
+   */
+  private static long waited(List<Operation> history, int account, long from, long until) {
+    List<long[]> open = history.stream()
+        .filter(o -> o.account() == account && o.endedMillis() > from && o.startedMillis() < until)
+        .map(o -> new long[] {Math.max(o.startedMillis(), from), Math.min(o.endedMillis(), until)})
+        .sorted(Comparator.comparingLong(span -> span[0]))
+        .toList();
+    long total = 0;
+    long coveredTo = from;
+    for (long[] span : open) {
+      long start = Math.max(span[0], coveredTo);
+      if (span[1] > start) {
+        total += span[1] - start;
+        coveredTo = span[1];
+      }
+    }
+    return total;
   }
 
   private static void example(List<String> examples, String text) {

@@ -34,6 +34,9 @@ import java.util.Map;
  *     acknowledged write after it (of those served again); {@link #NO_USER_AFFECTED} or {@link #NOT_SERVED} (none was)
  * @param faultToAllServedMillis per fault, until every such user had an acknowledged write again; {@link
  *     #NO_USER_AFFECTED} or {@link #NOT_SERVED} (not all of them were)
+ * @param faultToMedianWaitedMillis as {@code faultToMedianFirstSuccessMillis}, counting only the time the user's
+ *     requests were open (its think time between pages left out): the outage as the user felt it
+ * @param faultToAllWaitedMillis as {@code faultToAllServedMillis}, counting only the time requests were open
  * @param examples a few of the violations, in words
  */
 record Verdict(
@@ -56,6 +59,8 @@ record Verdict(
     List<Long> faultToFirstSuccessMillis,
     List<Long> faultToMedianFirstSuccessMillis,
     List<Long> faultToAllServedMillis,
+    List<Long> faultToMedianWaitedMillis,
+    List<Long> faultToAllWaitedMillis,
     List<String> examples) {
   /** A fault after which no user had to move: its timings have no figure (JSON: -1). */
   static final long NO_USER_AFFECTED = -1;

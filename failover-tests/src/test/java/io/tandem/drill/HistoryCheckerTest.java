@@ -213,6 +213,22 @@ class HistoryCheckerTest {
     assertThat(verdict.faultToMedianFirstSuccessMillis()).containsExactly(45L);
     assertThat(verdict.faultToAllServedMillis()).containsExactly(305L);
     assertThat(report("SYNC", verdict).toHuman()).contains("first success after each fault [15 ms], median [45 ms], every affected user served [305 ms]");
+    // Each account's one request after the fault took 5 ms; the think time before it is left out.
+    assertThat(verdict.faultToMedianWaitedMillis()).containsExactly(5L);
+    assertThat(verdict.faultToAllWaitedMillis()).containsExactly(5L);
+  }
+
+  @Test
+  void waitedTime_countsTheOpenPartOfARequestInFlightAtTheFault_andRetriesButNotThinkTime() {
+    write(0, 0, -1, "n1", Outcome.OK, 100);
+    write(0, 1, -1, "n1", 0, FAULT_AT - 2); // in flight at the fault: open until FAULT_AT + 3, then broke
+    write(0, 2, -1, "n2", 503, FAULT_AT + 50); // open 5 ms, unknown
+    write(0, 3, 0, "n2", Outcome.OK, FAULT_AT + 100); // open 5 ms, the first success
+
+    Verdict verdict = check(Map.of(), Set.of());
+
+    assertThat(verdict.faultToMedianFirstSuccessMillis()).containsExactly(105L);
+    assertThat(verdict.faultToMedianWaitedMillis()).containsExactly(13L);
   }
 
   // ---- "a 200 means two copies": 503 and 500 are unknown, a 400 did not happen, invalidation wins ----------------
