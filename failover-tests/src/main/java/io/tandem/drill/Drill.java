@@ -55,9 +55,18 @@ enum Drill {
     return this == PARTITION;
   }
 
-  /** The nodes of the drill's cluster: the load balancer's, and those "two copies again" is judged on. */
+  /** The nodes of the drill's cluster by default: the load balancer's, and those "two copies again" is judged on. */
   int clusterSize() {
     return this == ROGUE_MEMBER ? 2 : 3;
+  }
+
+  /**
+   * Whether the drill can run on {@code nodes} nodes ({@code --nodes}). The kills of one node also run on two, where
+   * the survivor's buddy is always the node that died (issue 15's slowest case); the others need their third node
+   * (two failures in a row, a majority left after an outage, a rogue beside two good nodes).
+   */
+  boolean runsOn(int nodes) {
+    return nodes == clusterSize() || (this == KILL_OWNER || this == KILL_BUDDY) && nodes == 2;
   }
 
   /**

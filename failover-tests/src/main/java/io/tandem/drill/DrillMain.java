@@ -44,6 +44,11 @@ public final class DrillMain implements Callable<Integer> {
       description = "sticky (the drill's own sticky client), haproxy (a real HAProxy; must be installed) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> balancers;
 
+  @Option(names = "--nodes", split = ",", description = "cluster sizes to run each drill on: 3, or 2 for kill-owner and "
+      + "kill-buddy (the survivor's buddy is then always the node that died); e.g. 2,3 (default: each drill's own, 3 but "
+      + "rogue-member's 2)")
+  List<Integer> nodes;
+
   @Option(names = "--full", description = "every drill x every scope x SYNC and ASYNC (poison-values, writers-storm, "
       + "hang-patient and rogue-member in SYNC only), through HAProxy too when it is installed")
   boolean full;
@@ -114,13 +119,16 @@ public final class DrillMain implements Callable<Integer> {
       for (String balancer : balancers()) {
         for (String scope : expand(scopes, List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"))) {
           for (String mode : full ? drill.fullModes() : expand(modes, List.of("SYNC", "ASYNC"))) {
-            DrillReport report = new DrillRunner(base.with(scope, mode, balancer), rogueKnowsTheSecret).run(drill);
-            Path json = home.resolve("drill-reports/" + runName + "-" + drill.cliName() + "-" + scope + "-" + mode + "-"
+            for (int size : nodes == null ? List.of(drill.clusterSize()) : nodes) {
+            DrillReport report = new DrillRunner(base.with(scope, mode, balancer), rogueKnowsTheSecret).run(drill, size);
+            String sized = size == drill.clusterSize() ? "" : "-" + size + "nodes";
+            Path json = home.resolve("drill-reports/" + runName + "-" + drill.cliName() + sized + "-" + scope + "-" + mode + "-"
                 + balancer + ".json");
             report.writeJson(json);
             out.println(report.toHuman());
             out.println("  report: " + json);
             reports.add(report);
+            }
           }
         }
       }
@@ -156,6 +164,18 @@ public final class DrillMain implements Callable<Integer> {
     }
     if (maxWrites < writes || maxWrites > MAX_WRITES) {
       return java.util.Optional.of("--max-writes " + maxWrites + ": must be between --writes (" + writes + ") and " + MAX_WRITES);
+    }
+    if (nodes != null) {
+      for (int size : nodes) {
+        java.util.Optional<Drill> cannot = drills().stream().filter(d -> !d.runsOn(size)).findFirst();
+        if (size != 2 && size != 3) {
+          return java.util.Optional.of("--nodes " + size + ": must be 2 or 3");
+        }
+        if (cannot.isPresent()) {
+          return java.util.Optional.of("--nodes " + size + ": " + cannot.get().cliName() + " does not run on " + size
+              + " nodes; only kill-owner and kill-buddy also run on 2");
+        }
+      }
     }
     if (keepRuns < 1) {
       return java.util.Optional.of("--keep-runs " + keepRuns + ": must be at least 1 (this run's folder)");

@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 /**
  * What one drill did and proved.
  *
+ * @param nodes the cluster's size when the drill started
  * @param protectedAgainMillis from the last fault until every running node had a buddy and every session a copy
  *     there again; -1 if that did not happen within the drill's patience
  * @param notes what the drill's workload and faults add in words (the poison drill's answers per value kind, the
@@ -24,6 +25,7 @@ record DrillReport(
     String scope,
     String mode,
     String balancer,
+    int nodes,
     int users,
     List<Fault> faults,
     Verdict verdict,
@@ -53,22 +55,26 @@ record DrillReport(
   }
 
   String toHuman() {
-    String faultList = faults.stream().map(f -> f.what() + " " + f.node()).collect(Collectors.joining(", then "));
+    String faultList = faults.stream().map(f -> f.what() + " " + f.node()
+            + (f.dependents().isEmpty() ? "" : " (buddy of " + String.join(", ", new java.util.TreeSet<>(f.dependents())) + ")"))
+        .collect(Collectors.joining(", then "));
     StringBuilder text = new StringBuilder(String.format(Locale.ROOT,
-        "Drill %s (%s, %s, through the %s), %d users; faults: %s%n"
+        "Drill %s (%s, %s, %d nodes, through the %s), %d users; faults: %s%n"
             + "  writes acknowledged %d, lost %d; sessions lost %d, resurrected %d; versions gone back %d (two owners %d);"
             + " logged out %d; refused but kept %d%n"
             + "  requests %d: writes acknowledged %d, logouts acknowledged %d, requests failed %d%s, unknown %d%s;"
-            + " first success after each fault %s,"
-            + " every affected user served %s;"
+            + " first success after each fault %s, median %s,"
+            + " every affected user served %s (waiting on the cluster, think time left out: median %s, every user %s);"
             + " two copies again %s after the last fault; %d ms in all%n"
             + "  %s",
-        drill, scope, mode, balancer, users, faultList, verdict.acknowledged(), verdict.lost(), verdict.sessionsLost(),
+        drill, scope, mode, nodes, balancer, users, faultList, verdict.acknowledged(), verdict.lost(), verdict.sessionsLost(),
         verdict.sessionsResurrected(), verdict.versionsWentBack(), verdict.staleOwnerWrites(), verdict.loggedOut(),
         verdict.refusedButKept(), verdict.requests(), verdict.acknowledged(), verdict.logoutsAcknowledged(),
         verdict.failedRequests(), FailureBreakdown.describe(verdict.failedByCause()),
         verdict.unknownRequests(), FailureBreakdown.describe(verdict.unknownByCause()),
-        perFault(verdict.faultToFirstSuccessMillis()), perFault(verdict.faultToAllServedMillis()),
+        perFault(verdict.faultToFirstSuccessMillis()), perFault(verdict.faultToMedianFirstSuccessMillis()),
+        perFault(verdict.faultToAllServedMillis()), perFault(verdict.faultToMedianWaitedMillis()),
+        perFault(verdict.faultToAllWaitedMillis()),
         protectedAgainMillis < 0 ? "not seen within the drill's patience" : protectedAgainMillis + " ms", durationMillis,
         outcome()));
     notes.forEach(n -> text.append(System.lineSeparator()).append("  ").append(n));

@@ -65,11 +65,19 @@ final class DrillRunner {
   }
 
   DrillReport run(Drill drill) throws Exception {
+    return run(drill, drill.clusterSize());
+  }
+
+  /** The drill on {@code nodes} nodes; {@link Drill#runsOn} must allow it. */
+  DrillReport run(Drill drill, int nodes) throws Exception {
+    if (!drill.runsOn(nodes)) {
+      throw new IllegalArgumentException(drill.cliName() + " does not run on " + nodes + " nodes");
+    }
     long started = System.currentTimeMillis();
-    Path work = settings.work().resolve(drill.cliName() + "-" + settings.scope() + "-" + settings.mode() + "-" + settings.balancer() + "-" + System.nanoTime());
-    progress.println("== Drill " + drill.cliName() + " (" + settings.scope() + ", " + settings.mode() + ", " + settings.balancer() + "): " + drill.description());
-    try (NetworkNamespaces network = drill.needsNamespaces() ? NetworkNamespaces.create(drill.clusterSize(), progress) : null;
-         DrillCluster cluster = DrillCluster.start(settings, drill.clusterSize(), work, network, application(drill));
+    Path work = settings.work().resolve(drill.cliName() + "-" + nodes + "n-" + settings.scope() + "-" + settings.mode() + "-" + settings.balancer() + "-" + System.nanoTime());
+    progress.println("== Drill " + drill.cliName() + " (" + settings.scope() + ", " + settings.mode() + ", " + nodes + " nodes, " + settings.balancer() + "): " + drill.description());
+    try (NetworkNamespaces network = drill.needsNamespaces() ? NetworkNamespaces.create(nodes, progress) : null;
+         DrillCluster cluster = DrillCluster.start(settings, nodes, work, network, application(drill));
          LoadBalancer balancer = balancer(cluster, work)) {
       Workload workload = workload(drill, balancer, cluster);
       workload.start();
@@ -97,7 +105,7 @@ final class DrillRunner {
       Verdict verdict = new HistoryChecker(workload.numbersWrites(), workload.principals())
           .check(history, finalReads(workload), resurrected, faults);
       notes.addAll(workload.notes());
-      return new DrillReport(drill.cliName(), settings.scope(), settings.mode(), balancer.describe(), users(drill),
+      return new DrillReport(drill.cliName(), settings.scope(), settings.mode(), balancer.describe(), nodes, users(drill),
           List.copyOf(faults), verdict, protectedAgain, System.currentTimeMillis() - started, List.copyOf(notes),
           List.copyOf(violations));
     } finally {
@@ -193,8 +201,18 @@ final class DrillRunner {
     }
   }
 
+  /**
+   * SIGKILLs {@code node}. The users of the nodes whose buddy it was are affected too (their SYNC writes waited on
+   * it): the nodes are asked for their buddy just before the kill.
+   */
   private void kill(DrillCluster cluster, TomcatProcess node) throws InterruptedException {
-    noteFault(new Fault("SIGKILL", node.route, System.currentTimeMillis()));
+    Set<String> dependents = new java.util.TreeSet<>();
+    for (String route : cluster.running()) {
+      if (!route.equals(node.route) && cluster.status(cluster.node(route)).map(NodeStatus::buddy).filter(node.route::equals).isPresent()) {
+        dependents.add(route);
+      }
+    }
+    noteFault(new Fault("SIGKILL", node.route, System.currentTimeMillis(), dependents));
     cluster.kill(node);
   }
 

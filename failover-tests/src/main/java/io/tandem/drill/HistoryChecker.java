@@ -116,8 +116,11 @@ final class HistoryChecker {
     return new Verdict(history.size(), acknowledged, logoutsAcknowledged, lost, sessionsLost, resurrected.size(), wentBack, staleOwner, loggedOut, refusedButKept,
         failed, unknown, notReplicated, retryLater,
         FailureBreakdown.of(history, Outcome.FAILED), FailureBreakdown.of(history, Outcome.UNKNOWN),
-        faults.stream().map(f -> recovery(history, f, true)).toList(),
-        faults.stream().map(f -> recovery(history, f, false)).toList(),
+        faults.stream().map(f -> recovery(history, f, Recovery.FIRST)).toList(),
+        faults.stream().map(f -> recovery(history, f, Recovery.MEDIAN)).toList(),
+        faults.stream().map(f -> recovery(history, f, Recovery.ALL)).toList(),
+        faults.stream().map(f -> recovery(history, f, Recovery.MEDIAN_WAITED)).toList(),
+        faults.stream().map(f -> recovery(history, f, Recovery.ALL_WAITED)).toList(),
         examplesWith(examples, resurrected));
   }
 
@@ -179,11 +182,22 @@ final class HistoryChecker {
     return new int[] {wentBack, staleOwner};
   }
 
+  /** Which account's time to its first acknowledged write after a fault {@link #recovery} gives. */
+  private enum Recovery {
+    FIRST, MEDIAN, ALL, MEDIAN_WAITED, ALL_WAITED;
+
+    boolean waited() {
+      return this == MEDIAN_WAITED || this == ALL_WAITED;
+    }
+  }
+
   /**
-   * From {@code fault} to the first (or, with {@code first} false, the last) account's first acknowledged write,
-   * among accounts whose last acknowledged write before the fault came from the faulted node.
+   * From {@code fault} to the first account's first acknowledged write ({@code FIRST}), the median account's (the
+   * lower middle one of an even count), or the last account's ({@code ALL}), among the affected accounts: those whose
+   * last acknowledged write before the fault came from the faulted node or from a node whose buddy it was ({@link
+   * Fault#affects}).
    */
-  private static long recovery(List<Operation> history, Fault fault, boolean first) {
+  private static long recovery(List<Operation> history, Fault fault, Recovery which) {
     Map<Integer, Operation> lastBefore = new TreeMap<>();
     for (Operation op : history) {
       if (op.acknowledged() && op.endedMillis() <= fault.atMillis()) {
@@ -192,7 +206,7 @@ final class HistoryChecker {
     }
     Set<Integer> affected = new HashSet<>();
     lastBefore.forEach((account, op) -> {
-      if (op.node().equals(fault.node())) {
+      if (fault.affects(op.node())) {
         affected.add(account);
       }
     });
@@ -205,11 +219,42 @@ final class HistoryChecker {
         served.merge(op.account(), op.endedMillis() - fault.atMillis(), Math::min);
       }
     }
-    if (first) {
-      return served.values().stream().mapToLong(Long::longValue).min().orElse(Verdict.NOT_SERVED);
+    if (which.waited()) {
+      served.replaceAll((account, millis) -> waited(history, account, fault.atMillis(), fault.atMillis() + millis));
     }
-    return served.size() < affected.size() ? Verdict.NOT_SERVED
-        : served.values().stream().mapToLong(Long::longValue).max().orElse(Verdict.NOT_SERVED);
+    List<Long> times = served.values().stream().sorted().toList();
+    if (times.isEmpty()) {
+      return Verdict.NOT_SERVED;
+    }
+    return switch (which) {
+      case FIRST -> times.get(0);
+      // The median of those served; a user never served again shows in ALL, which then has no figure.
+      case MEDIAN, MEDIAN_WAITED -> times.get((times.size() - 1) / 2);
+      case ALL, ALL_WAITED -> times.size() < affected.size() ? Verdict.NOT_SERVED : times.get(times.size() - 1);
+    };
+  }
+
+  /**
+   * How long the account waited on the cluster from {@code from} until {@code until} (the end of its first success):
+   * the time its requests were open in that span, counted once where tabs overlap. The think time between its pages
+   * is left out, so the figure is the outage as the user felt it, not the workload's pacing.
+   */
+  private static long waited(List<Operation> history, int account, long from, long until) {
+    List<long[]> open = history.stream()
+        .filter(o -> o.account() == account && o.endedMillis() > from && o.startedMillis() < until)
+        .map(o -> new long[] {Math.max(o.startedMillis(), from), Math.min(o.endedMillis(), until)})
+        .sorted(Comparator.comparingLong(span -> span[0]))
+        .toList();
+    long total = 0;
+    long coveredTo = from;
+    for (long[] span : open) {
+      long start = Math.max(span[0], coveredTo);
+      if (span[1] > start) {
+        total += span[1] - start;
+        coveredTo = span[1];
+      }
+    }
+    return total;
   }
 
   private static void example(List<String> examples, String text) {

@@ -28,10 +28,15 @@ import java.util.Map;
  * @param failedByCause the failed requests by cause, the most frequent first ({@link FailureBreakdown})
  * @param unknownByCause the requests of unknown outcome by cause (503s by reason, no answer in time, ...)
  * @param faultToFirstSuccessMillis per fault, from the fault to the first acknowledged write of a user whose last
- *     write before it had been acknowledged by the faulted node; {@link #NO_USER_AFFECTED} if there was no such user,
+ *     write before it had been acknowledged by the faulted node or by a node whose buddy it was ({@link Fault#affects}); {@link #NO_USER_AFFECTED} if there was no such user,
  *     {@link #NOT_SERVED} if none of them had an acknowledged write again
+ * @param faultToMedianFirstSuccessMillis per fault, the median over those users of the time to each one's first
+ *     acknowledged write after it (of those served again); {@link #NO_USER_AFFECTED} or {@link #NOT_SERVED} (none was)
  * @param faultToAllServedMillis per fault, until every such user had an acknowledged write again; {@link
  *     #NO_USER_AFFECTED} or {@link #NOT_SERVED} (not all of them were)
+ * @param faultToMedianWaitedMillis as {@code faultToMedianFirstSuccessMillis}, counting only the time the user's
+ *     requests were open (its think time between pages left out): the outage as the user felt it
+ * @param faultToAllWaitedMillis as {@code faultToAllServedMillis}, counting only the time requests were open
  * @param examples a few of the violations, in words
  */
 record Verdict(
@@ -52,7 +57,10 @@ record Verdict(
     Map<String, Integer> failedByCause,
     Map<String, Integer> unknownByCause,
     List<Long> faultToFirstSuccessMillis,
+    List<Long> faultToMedianFirstSuccessMillis,
     List<Long> faultToAllServedMillis,
+    List<Long> faultToMedianWaitedMillis,
+    List<Long> faultToAllWaitedMillis,
     List<String> examples) {
   /** A fault after which no user had to move: its timings have no figure (JSON: -1). */
   static final long NO_USER_AFFECTED = -1;

@@ -77,7 +77,7 @@ class FailureBreakdownTest {
     assertThat(verdict.unknownRequests()).isEqualTo(2);
     assertThat(verdict.unknownByCause()).containsExactly(Map.entry("503 no buddy acknowledgement in time", 1),
         Map.entry("no answer: timed out", 1));
-    DrillReport report = new DrillReport("kill-owner", "SESSION", "SYNC", "sticky", 6, List.of(), verdict, 10, 100, List.of(),
+    DrillReport report = new DrillReport("kill-owner", "SESSION", "SYNC", "sticky", 3, 6, List.of(), verdict, 10, 100, List.of(),
         List.of());
     assertThat(report.toHuman()).contains("requests failed 3 (not sent: connection refused 2, 400 value refused 1), unknown 2 "
         + "(503 no buddy acknowledgement in time 1, no answer: timed out 1);");

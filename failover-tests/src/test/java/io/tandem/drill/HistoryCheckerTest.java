@@ -34,7 +34,7 @@ class HistoryCheckerTest {
   }
 
   private DrillReport report(String mode, Verdict verdict) {
-    return new DrillReport("logout-sticks", "SESSION", mode, "sticky client", 1, List.of(), verdict, 0, 0, List.of(), List.of());
+    return new DrillReport("logout-sticks", "SESSION", mode, "sticky client", 3, 1, List.of(), verdict, 0, 0, List.of(), List.of());
   }
 
   private static AppResponse session(String listing) {
@@ -192,6 +192,43 @@ class HistoryCheckerTest {
     assertThat(verdict.faultToFirstSuccessMillis()).containsExactly(105L);
     assertThat(verdict.faultToAllServedMillis()).containsExactly(Verdict.NOT_SERVED);
     assertThat(DrillReport.perFault(verdict.faultToAllServedMillis())).isEqualTo("[not every affected user was served again]");
+  }
+
+  @Test
+  void killOfABuddy_affectsTheUsersOfTheNodesItBackedUp_andTheMedianIsTheMiddleUsersFirstSuccess() {
+    // n1 is killed; n3's buddy was n1, so n3's users waited on it too. n2's user is not affected.
+    write(0, 0, -1, "n1", Outcome.OK, 100);
+    write(1, 0, -1, "n3", Outcome.OK, 100);
+    write(2, 0, -1, "n3", Outcome.OK, 100);
+    write(3, 0, -1, "n2", Outcome.OK, 100);
+    write(0, 1, 0, "n2", Outcome.OK, FAULT_AT + 10); // served 15 ms after the fault
+    write(1, 1, 0, "n3", Outcome.OK, FAULT_AT + 40); // 45 ms
+    write(2, 1, 0, "n3", Outcome.OK, FAULT_AT + 300); // 305 ms
+    write(3, 1, 0, "n2", Outcome.OK, FAULT_AT + 1); // 6 ms, but n2's user was never affected
+
+    Verdict verdict = new HistoryChecker(true).check(history, Map.of(), Set.of(),
+        List.of(new Fault("SIGKILL", "n1", FAULT_AT, Set.of("n3"))));
+
+    assertThat(verdict.faultToFirstSuccessMillis()).containsExactly(15L);
+    assertThat(verdict.faultToMedianFirstSuccessMillis()).containsExactly(45L);
+    assertThat(verdict.faultToAllServedMillis()).containsExactly(305L);
+    assertThat(report("SYNC", verdict).toHuman()).contains("first success after each fault [15 ms], median [45 ms], every affected user served [305 ms]");
+    // Each account's one request after the fault took 5 ms; the think time before it is left out.
+    assertThat(verdict.faultToMedianWaitedMillis()).containsExactly(5L);
+    assertThat(verdict.faultToAllWaitedMillis()).containsExactly(5L);
+  }
+
+  @Test
+  void waitedTime_countsTheOpenPartOfARequestInFlightAtTheFault_andRetriesButNotThinkTime() {
+    write(0, 0, -1, "n1", Outcome.OK, 100);
+    write(0, 1, -1, "n1", 0, FAULT_AT - 2); // in flight at the fault: open until FAULT_AT + 3, then broke
+    write(0, 2, -1, "n2", 503, FAULT_AT + 50); // open 5 ms, unknown
+    write(0, 3, 0, "n2", Outcome.OK, FAULT_AT + 100); // open 5 ms, the first success
+
+    Verdict verdict = check(Map.of(), Set.of());
+
+    assertThat(verdict.faultToMedianFirstSuccessMillis()).containsExactly(105L);
+    assertThat(verdict.faultToMedianWaitedMillis()).containsExactly(13L);
   }
 
   // ---- "a 200 means two copies": 503 and 500 are unknown, a 400 did not happen, invalidation wins ----------------

@@ -108,6 +108,11 @@ final class TappedTransport implements Transport {
   }
 
   @Override
+  public void watchPeers(io.tandem.core.spi.PeerWatcher watcher) {
+    delegate.watchPeers(watcher);
+  }
+
+  @Override
   public CompletableFuture<Message> request(NodeId peer, Message message) {
     return probe(message, delegate.request(peer, message));
   }

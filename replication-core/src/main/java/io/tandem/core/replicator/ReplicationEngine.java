@@ -13,6 +13,7 @@ import io.tandem.core.session.SessionSource;
 import io.tandem.core.spi.Membership;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.PeerWatcher;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
@@ -43,8 +44,10 @@ import java.util.function.LongSupplier;
  * <p>Implementation notes:
  *
  * <ul>
- *   <li>{@code view} and {@code buddy} are written only by the membership's view-delivery thread and read by
- *       everyone (volatile).
+ *   <li>{@code view} is written only by the membership's view-delivery thread; {@code buddy} is derived from it and
+ *       from the {@link SuspectedPeers} overlay under {@code ringLock}, by that thread or the transport's peer-event
+ *       thread; both are read by everyone (volatile). Nothing under {@code ringLock} does I/O or completes a future:
+ *       it marks sessions for re-protection and queues them for the state transfer.
  *   <li>Each {@link OwnedSession} guards its own state; the engine holds that lock while it prepares an update and
  *       hands it to the transport or the async queue, so a session's updates leave in version order. The async
  *       queue's one sender thread sends without it ({@link AsyncOutbox}).
@@ -86,7 +89,12 @@ public final class ReplicationEngine implements AutoCloseable {
   private final Quarantine quarantine;
   private final Migrations migrations;
   private final UnknownSessions unknown;
+  private final SuspectedPeers suspects = new SuspectedPeers();
+  /** Serialises the derivation of {@code buddy} from the view and the suspects, and the re-protection it starts. */
+  private final Object ringLock = new Object();
   private volatile MembershipView view;
+
+  /** Written only under {@code ringLock} (see {@link #followRing}); read by anyone without it. */
   private volatile NodeId buddy;
 
   public ReplicationEngine(
@@ -222,7 +230,9 @@ public final class ReplicationEngine implements AutoCloseable {
 
           @Override
           public MembershipView view() {
-            return view;
+            // Without the suspects: a backup whose owner was refused may be handed over before the view drops it.
+            MembershipView current = view;
+            return current == null ? null : suspects.withoutSuspects(current);
           }
 
           @Override
@@ -254,6 +264,17 @@ public final class ReplicationEngine implements AutoCloseable {
   /** Starts the transport and membership and begins following views. */
   public void start() throws Exception {
     LOG.log(Level.INFO, "Tandem node {0} starting with {1}", local.value(), config.describe());
+    transport.watchPeers(new PeerWatcher() {
+      @Override
+      public void peerRefused(NodeId peer, String detail) {
+        onPeerRefused(peer, detail);
+      }
+
+      @Override
+      public void peerConnected(NodeId peer) {
+        onPeerConnected(peer);
+      }
+    });
     transport.start(incoming::handle);
     if (outbox != null) {
       outbox.start();
@@ -448,26 +469,13 @@ public final class ReplicationEngine implements AutoCloseable {
     if (previous != null && next.viewId() <= previous.viewId()) {
       return;
     }
-    view = next;
-    unknown.viewChanged(); // sessions move on a view change: what was found nowhere before may be somewhere now
     transport.updatePeers(next);
-    quarantine.viewChanged(previous, next);
-    NodeId oldBuddy = buddy;
-    NodeId newBuddy = BuddyRing.buddyOf(next, local).orElse(null);
-    buddy = newBuddy;
-    views.changed(next.viewId()); // SYNC writes waiting on a failed buddy retry with the buddy this view names
-    if (!Objects.equals(oldBuddy, newBuddy)) {
-      LOG.log(Level.INFO, "Node {0}: buddy is now {1} in {2}; re-protecting {3} sessions",
-          local.value(), newBuddy == null ? "nobody" : newBuddy.value(), next, owned.size());
-      for (OwnedSession session : owned.all()) {
-        owned.markUnprotected(session);
-        if (oldBuddy != null && next.contains(oldBuddy)) {
-          releaseAfterProtection.put(session, oldBuddy);
-        }
-        if (!quarantine.isSuspect(session.id())) {
-          stateTransfer.enqueue(session); // a suspect copy is sent once confirmed: it may be one the cluster ended
-        }
-      }
+    synchronized (ringLock) {
+      view = next;
+      unknown.viewChanged(); // sessions move on a view change: what was found nowhere before may be somewhere now
+      quarantine.viewChanged(previous, next);
+      suspects.retainMembersOf(next);
+      followRing(next); // SYNC writes waiting on a failed buddy retry with the buddy this view names
     }
     for (NodeId owner : backups.owners()) {
       if (!next.contains(owner)) {
@@ -480,6 +488,64 @@ public final class ReplicationEngine implements AutoCloseable {
       }
     }
     owned.recoveryStarted();
+  }
+
+  /**
+   * The transport saw {@code peer}'s connection close and its redial refused: it is gone for replication now, before
+   * the view confirms it (see {@link SuspectedPeers}). Sessions move on to the ring's next buddy as on a view change.
+   */
+  private void onPeerRefused(NodeId peer, String detail) {
+    synchronized (ringLock) {
+      MembershipView current = view;
+      if (!suspects.suspect(peer, current)) {
+        return;
+      }
+      LOG.log(Level.WARNING, "Node {0}: {1} is gone for replication ({2}); not waiting for the view to drop it",
+          local.value(), peer.value(), detail);
+      unknown.viewChanged(); // its backups may be handed over now: what was found nowhere may be somewhere
+      followRing(current);
+    }
+    owned.recoveryStarted();
+  }
+
+  /** A suspected peer connected again: it is back in the ring it is a member of. */
+  private void onPeerConnected(NodeId peer) {
+    synchronized (ringLock) {
+      if (!suspects.clear(peer) || view == null) {
+        return;
+      }
+      LOG.log(Level.INFO, "Node {0}: {1} connected again; replicating to it as its view says", local.value(), peer.value());
+      followRing(view);
+    }
+    owned.recoveryStarted();
+  }
+
+  /**
+   * The buddy of {@code current} without the suspects; when it changed, every owned session is sent in full to the
+   * new one (a suspect copy only once confirmed: it may be one the cluster ended), and a former buddy still alive
+   * drops its copies once they are protected elsewhere. Wakes SYNC writes waiting for the ring to change.
+   */
+  @GuardedBy("ringLock")
+  private void followRing(MembershipView current) {
+    MembershipView replicating = suspects.withoutSuspects(current);
+    NodeId oldBuddy = buddy;
+    NodeId newBuddy = BuddyRing.buddyOf(replicating, local).orElse(null);
+    buddy = newBuddy;
+    views.changed();
+    if (!Objects.equals(oldBuddy, newBuddy)) {
+      LOG.log(Level.INFO, "Node {0}: buddy is now {1} in {2}{3}; re-protecting {4} sessions",
+          local.value(), newBuddy == null ? "nobody" : newBuddy.value(), current,
+          replicating == current ? "" : " (gone for replication: " + suspects.all() + ")", owned.size());
+      for (OwnedSession session : owned.all()) {
+        owned.markUnprotected(session);
+        if (oldBuddy != null && replicating.contains(oldBuddy)) {
+          releaseAfterProtection.put(session, oldBuddy);
+        }
+        if (!quarantine.isSuspect(session.id())) {
+          stateTransfer.enqueue(session);
+        }
+      }
+    }
   }
 
   /**

@@ -3,30 +3,32 @@ package io.tandem.core.replicator;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Lets a request thread wait for the next membership view, so that a SYNC write whose buddy failed retries when the
- * view has something new to say (a new buddy, or none) instead of polling.
+ * Lets a request thread wait for the next change of the ring it replicates on (a new membership view, or a peer
+ * suspected or cleared, see {@link SuspectedPeers}), so that a SYNC write whose buddy failed retries when there is
+ * something new to say (a new buddy, or none) instead of polling.
  *
- * <p>Implementation notes: the membership's delivery thread writes {@code viewId} under {@code this} and notifies;
- * request threads wait on the monitor. It is also volatile so that {@link #current()}, which every SYNC flush asks,
- * takes no lock: a writer changes it only under the lock, so a waiter that read it without the lock and then waits
- * under it misses no change. Nothing else is done under the lock.
+ * <p>Implementation notes: {@code generation} counts changes; it is written under {@code this} by whichever thread
+ * changes the ring (the engine serialises those under its ring lock) and waiters wait on the monitor. It is also
+ * volatile so that {@link #current()}, which every SYNC flush asks, takes no lock: a writer changes it only under
+ * the lock, so a waiter that read it without the lock and then waits under it misses no change. Nothing else is done
+ * under the lock.
  */
 final class ViewChanges {
-  private volatile long viewId = Long.MIN_VALUE;
+  private volatile long generation;
 
   long current() {
-    return viewId;
+    return generation;
   }
 
-  synchronized void changed(long newViewId) {
-    viewId = newViewId;
+  synchronized void changed() {
+    generation++;
     notifyAll();
   }
 
-  /** Waits until the view is no longer {@code seen}, at most {@code nanos}; returns whether it changed. */
+  /** Waits until the generation is no longer {@code seen}, at most {@code nanos}; returns whether it changed. */
   synchronized boolean awaitChange(long seen, long nanos) throws InterruptedException {
     long deadline = System.nanoTime() + nanos;
-    while (viewId == seen) {
+    while (generation == seen) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         return false;

@@ -46,6 +46,13 @@ public interface Transport extends AutoCloseable {
     return request(peer, message);
   }
 
+  /**
+   * Reports peers whose connection closed and whose redial was refused, and peers connected again (see {@link
+   * PeerWatcher}). Called once, before {@link #start}. A transport that cannot tell a refusal from silence reports
+   * nothing, and the engine waits for the membership view as before.
+   */
+  default void watchPeers(PeerWatcher watcher) {}
+
   @Override
   void close();
 }

@@ -6,6 +6,7 @@ import io.tandem.core.spi.Member;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.PeerUnreachableException;
+import io.tandem.core.spi.PeerWatcher;
 import io.tandem.core.spi.RequestHandler;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.CorruptFrameException;
@@ -83,7 +84,12 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  *       hold a session lock that a future's callback also takes. Sending and closing need no lock between them
  *       (see {@link #send}).
  *   <li>Timers (the deadline sweep, connect timeouts of queued requests, redials) run on one {@code
- *       tandem-transport-timer-<node>} thread.
+ *       tandem-transport-timer-<node>} thread. So do the {@link PeerWatcher} events, which keeps them in order.
+ *   <li>Fast death detection: when the ready connection to a member closes, a {@link RedialCheck} runs on a
+ *       {@code tandem-transport-check-<node>} thread. A refusal is reported to the watcher (on the timer thread)
+ *       only if no connection to that peer became ready since the close ({@code lost} holds the close's token,
+ *       removed by {@link #becameReady}); the peer is then in {@code refusedPeers}, and requests to it fail at once
+ *       instead of waiting for a connection, until it connects again or leaves the view. Both are concurrent.
  * </ul>
  */
 public final class GrizzlyTransport implements Transport, MemberProber {
@@ -99,6 +105,13 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   private final MemberProbe memberProbe;
   private final Map<NodeId, String> refusedMembers = new ConcurrentHashMap<>();
   private final ExecutorService probes;
+  private final ExecutorService redialChecks;
+  /** Peers whose ready connection closed and that have not connected again, with the close's token. */
+  private final Map<NodeId, Long> lost = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong closes = new java.util.concurrent.atomic.AtomicLong();
+  /** Peers reported refused, and not connected again since. */
+  private final java.util.Set<NodeId> refusedPeers = ConcurrentHashMap.newKeySet();
+  private volatile PeerWatcher watcher = PeerWatcher.NONE;
   private final LongSupplier nanoClock;
   private final Map<NodeId, PeerConnection> ready = new ConcurrentHashMap<>();
   private final Map<Connection<?>, PeerConnection> byConnection = new ConcurrentHashMap<>();
@@ -176,6 +189,14 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     AtomicInteger probeThreads = new AtomicInteger();
     this.probes = new ThreadPoolExecutor(0, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
         r -> daemon("tandem-transport-probe-" + local.value() + "-" + probeThreads.incrementAndGet()).newThread(r));
+    AtomicInteger checkThreads = new AtomicInteger();
+    this.redialChecks = new ThreadPoolExecutor(0, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        r -> daemon("tandem-transport-check-" + local.value() + "-" + checkThreads.incrementAndGet()).newThread(r));
+  }
+
+  @Override
+  public void watchPeers(PeerWatcher peerWatcher) {
+    this.watcher = java.util.Objects.requireNonNull(peerWatcher, "peerWatcher");
   }
 
   private static ThreadFactory daemon(String name) {
@@ -240,6 +261,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     for (NodeId known : List.copyOf(addresses.keySet())) {
       if (!view.contains(known)) {
         addresses.remove(known);
+        lost.remove(known);
+        refusedPeers.remove(known);
         PeerConnection gone = ready.remove(known);
         if (gone != null) {
           closeWhenAnswered(gone);
@@ -329,7 +352,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     synchronized (lock) {
       connection = ready.get(peer);
       queue = waiting.get(peer);
-      if (queue == null && connection == null && addresses.containsKey(peer)) {
+      if (queue == null && connection == null && addresses.containsKey(peer) && !refusedPeers.contains(peer)) {
         queue = new Queue();
         waiting.put(peer, queue);
       }
@@ -344,7 +367,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     if (queue == null && connection != null) {
       send(connection, message, reply, writeNow);
     } else if (queue == null) {
-      reply.completeExceptionally(new PeerUnreachableException(peer, "not a member of the current view"));
+      reply.completeExceptionally(new PeerUnreachableException(peer, refusedPeers.contains(peer)
+          ? "its connection closed and its host refused a new one" : "not a member of the current view"));
     } else if (toDrain != null) {
       drain(peer, toDrain, connection);
     } else {
@@ -438,6 +462,12 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         synchronized (lock) {
           dialing.remove(address);
         }
+        Long token = lost.get(peer);
+        if (token != null && error instanceof java.net.ConnectException
+            && String.valueOf(error.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("refused")) {
+          // A redial of a lost peer refused: the same sign as the check's, in case the check came too early.
+          onTimer(() -> reportRefused(peer, token, address));
+        }
         failWaiters(peer, "cannot connect to " + address + ": " + error.getMessage());
         scheduleRedial(peer);
       }
@@ -482,6 +512,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       connection.state(PeerConnection.State.READY);
       previous = ready.put(peer, connection);
       backoff.remove(peer);
+      lost.remove(peer);
+      refusedPeers.remove(peer);
       queue = waiting.get(peer);
       if (queue != null && queue.draining) {
         queue = null; // another connection's drainer is at work; it sends what arrives meanwhile
@@ -495,6 +527,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     if (queue != null) {
       drain(peer, queue, connection);
     }
+    onTimer(() -> watcher.peerConnected(peer));
     LOG.log(Level.DEBUG, "Tandem transport {0}: connected to {1}", local.value(), connection.describe());
   }
 
@@ -529,6 +562,59 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     hooks.afterClosed(connection);
     if (connection.dialer && (wasCurrent || !ready.containsKey(peer))) {
       scheduleRedial(peer);
+    }
+    if (wasCurrent && !closed) {
+      checkRedial(peer);
+    }
+  }
+
+  /**
+   * The ready connection to {@code peer} closed: whichever end dials, ask its host at once whether it still listens
+   * (see {@link RedialCheck}). A refusal fails the requests waiting for a connection to it and tells the watcher.
+   */
+  private void checkRedial(NodeId peer) {
+    InetSocketAddress address = addresses.get(peer);
+    if (address == null || ready.containsKey(peer)) {
+      return;
+    }
+    long token = closes.incrementAndGet();
+    lost.put(peer, token);
+    try {
+      redialChecks.execute(() -> {
+        if (RedialCheck.dial(address, config.connectTimeout()) == RedialCheck.Result.REFUSED) {
+          onTimer(() -> reportRefused(peer, token, address));
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // the transport is closing
+    }
+  }
+
+  /** On the timer thread: a refusal still current (no connection became ready since the close) is reported. */
+  private void reportRefused(NodeId peer, long token, InetSocketAddress address) {
+    if (closed || !Long.valueOf(token).equals(lost.get(peer)) || ready.containsKey(peer) || !addresses.containsKey(peer)
+        || refusedPeers.contains(peer)) {
+      return;
+    }
+    refusedPeers.add(peer);
+    counters.refusedRedials.increment();
+    failWaiters(peer, "its connection closed and " + address + " refused a new one");
+    LOG.log(Level.INFO, "Tandem transport {0}: the connection to {1} closed and {2} refused a new one at once",
+        local.value(), peer.value(), address);
+    watcher.peerRefused(peer, "connection closed, redial to " + address + " refused");
+  }
+
+  private void onTimer(Runnable event) {
+    try {
+      timer.execute(() -> {
+        try {
+          event.run();
+        } catch (RuntimeException e) {
+          LOG.log(Level.WARNING, "Tandem transport " + local.value() + ": a peer watcher failed", e);
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // the transport is closing: nobody is left to tell
     }
   }
 
@@ -715,6 +801,11 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         counters.rangeAcks.sum(), counters.acksForNothingSent.sum());
   }
 
+  /** How many times a peer's connection closed and its host refused a new one at once (each reported as gone). */
+  public long refusedRedials() {
+    return counters.refusedRedials.sum();
+  }
+
   /** Whether an authenticated connection to {@code peer} is ready for requests. */
   boolean connectedTo(NodeId peer) {
     return ready.containsKey(peer);
@@ -749,6 +840,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     }
     timer.shutdownNow();
     probes.shutdownNow();
+    redialChecks.shutdownNow();
   }
 
 }

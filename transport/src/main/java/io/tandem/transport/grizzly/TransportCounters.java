@@ -15,4 +15,6 @@ final class TransportCounters {
   final LongAdder framesWritten = new LongAdder();
   final LongAdder writes = new LongAdder();
   final LongAdder callerWrites = new LongAdder();
+  /** Peers whose connection closed and whose host then refused a new one (fast death detection). */
+  final LongAdder refusedRedials = new LongAdder();
   }

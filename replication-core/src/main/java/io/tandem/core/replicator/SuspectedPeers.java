@@ -1,0 +1,65 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Members of the view that replication treats as gone before the view says so: the transport saw the connection to
+ * each close and its redial refused at once, which is what a killed process looks like ({@link
+ * io.tandem.core.spi.PeerWatcher}). An overlay on the view, not a second membership: the view still decides who is a
+ * member, and adoption of a dead owner's backups still waits for it. What the overlay changes is whom the owner
+ * replicates to (the ring of the view without the suspects), so SYNC writes stop waiting on a dead buddy at once
+ * instead of for the view's 0.3–0.5 s.
+ *
+ * <p>A suspicion ends when the peer connects again (it was alive, or restarted at the same address), or when a view
+ * without the peer arrives: from then on the membership speaks for it, and a later view listing it again is a new
+ * incarnation, not a suspect. A peer that hangs or is cut off never closes the connection with a refusal, so it is
+ * never suspected here; it leaves through the view's heartbeat timeout.
+ *
+ * <p>Why a wrong suspicion cannot make a stale copy win: it changes only where this node sends its own sessions and
+ * whether it waits. A backup is taken over (here or by migration) only at a higher epoch, and the store refuses every
+ * later write at the older epoch ({@code BackupStore#refuseUpTo}, {@code IncomingRequests#ownedHere}): a suspected
+ * owner that is alive has its next write refused and is fenced (503), never acknowledged over the newer copy. An
+ * owner that suspects its buddy while it lives re-sends every session in full to the next buddy before it answers 200
+ * (or, alone in the ring, answers as a node alone in its view), exactly as after a view change.
+ *
+ * <p>Implementation notes: a concurrent set, written by the transport's event thread ({@link #suspect}, {@link
+ * #clear}) and the membership thread ({@link #retainMembersOf}), read by anyone. The engine derives its buddy from it
+ * under its ring lock, so two changes never interleave their re-protection.
+ */
+final class SuspectedPeers {
+  private final Set<NodeId> suspected = ConcurrentHashMap.newKeySet();
+
+  /** Suspects {@code peer}; true when that is new and the peer is a member of {@code view} (else there is nothing to do). */
+  boolean suspect(NodeId peer, MembershipView view) {
+    return view != null && view.contains(peer) && suspected.add(peer);
+  }
+
+  /** The peer connected again; true when it was suspected. */
+  boolean clear(NodeId peer) {
+    return suspected.remove(peer);
+  }
+
+  /** A new view: suspects it no longer lists are the membership's business from now on. */
+  void retainMembersOf(MembershipView view) {
+    suspected.removeIf(peer -> !view.contains(peer));
+  }
+
+  boolean isSuspected(NodeId peer) {
+    return suspected.contains(peer);
+  }
+
+  /** The members replication works with: {@code view} without the suspects (the same view when there are none). */
+  MembershipView withoutSuspects(MembershipView view) {
+    if (suspected.isEmpty() || view.members().stream().noneMatch(m -> suspected.contains(m.id()))) {
+      return view;
+    }
+    return new MembershipView(view.viewId(), view.members().stream().filter(m -> !suspected.contains(m.id())).toList());
+  }
+
+  Set<NodeId> all() {
+    return Set.copyOf(suspected);
+  }
+}

@@ -1,0 +1,67 @@
+package io.tandem.core.replicator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tandem.core.ring.BuddyRing;
+import io.tandem.core.spi.Member;
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+class SuspectedPeersTest {
+  private static final NodeId A = new NodeId("a");
+  private static final NodeId B = new NodeId("b");
+  private static final NodeId C = new NodeId("c");
+  private final SuspectedPeers suspects = new SuspectedPeers();
+
+  private static MembershipView view(long id, NodeId... ids) {
+    return new MembershipView(id, Stream.of(ids).map(n -> new Member(n, "h:" + n.value().length())).toList());
+  }
+
+  @Test
+  void suspect_memberOfTheView_leavesTheRingToTheNextBuddy_butNotTheView() {
+    MembershipView view = view(3, A, B, C);
+    assertThat(suspects.suspect(B, view)).isTrue();
+    assertThat(suspects.suspect(B, view)).as("already suspected").isFalse();
+    MembershipView replicating = suspects.withoutSuspects(view);
+    assertThat(replicating.memberIds()).containsExactly(A, C);
+    assertThat(replicating.viewId()).isEqualTo(3);
+    assertThat(BuddyRing.buddyOf(replicating, A)).contains(C);
+    assertThat(view.memberIds()).containsExactly(A, B, C);
+  }
+
+  @Test
+  void suspect_peerNotInTheView_isIgnored() {
+    assertThat(suspects.suspect(C, view(1, A, B))).isFalse();
+    assertThat(suspects.suspect(C, null)).isFalse();
+    assertThat(suspects.isSuspected(C)).isFalse();
+  }
+
+  @Test
+  void clear_peerConnectedAgain_isBackInTheRing() {
+    MembershipView view = view(3, A, B, C);
+    suspects.suspect(B, view);
+    assertThat(suspects.clear(B)).isTrue();
+    assertThat(suspects.clear(B)).isFalse();
+    assertThat(suspects.withoutSuspects(view)).isSameAs(view);
+  }
+
+  @Test
+  void retainMembersOf_viewDroppedTheSuspect_aLaterViewListingItAgainIsANewIncarnationNotASuspect() {
+    suspects.suspect(B, view(3, A, B, C));
+    suspects.retainMembersOf(view(4, A, C));
+    assertThat(suspects.all()).isEmpty();
+    suspects.retainMembersOf(view(5, A, B, C));
+    assertThat(suspects.withoutSuspects(view(5, A, B, C)).memberIds()).containsExactly(A, B, C);
+  }
+
+  @Test
+  void retainMembersOf_viewStillListsTheSuspect_itStaysSuspected() {
+    suspects.suspect(B, view(3, A, B, C));
+    suspects.retainMembersOf(view(4, A, B, C));
+    assertThat(suspects.all()).containsExactly(B);
+    assertThat(suspects.withoutSuspects(view(4, A, B, C)).memberIds()).isEqualTo(List.of(A, C));
+  }
+}

@@ -1,0 +1,211 @@
+package io.tandem.transport.grizzly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.tandem.core.codec.AttributeCodecs;
+import io.tandem.core.codec.ClassFilter;
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.replicator.FlushOutcome;
+import io.tandem.core.replicator.ReplicationEngine;
+import io.tandem.core.replicator.ReplicationListener;
+import io.tandem.core.session.SessionMetadata;
+import io.tandem.core.session.SessionSource;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.testing.FreePorts;
+import io.tandem.core.testing.InMemoryCluster;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fast death detection over real sockets (membership in memory, so the view lists a dead member for as long as the
+ * test wants): a peer whose connection closed and whose port then refuses a redial is dropped from replication at
+ * once, and SYNC writes move on to the ring's next buddy (or answer as a node alone) while the view still lists it.
+ * A peer that hangs (connection open, no answers), or whose connection closes while its port still accepts, is not.
+ */
+class EngineOverGrizzlyDeathDetectionTest {
+  private static final byte[] SECRET = "death-detection-secret-1234".getBytes(StandardCharsets.UTF_8);
+  private final InMemoryCluster cluster = new InMemoryCluster();
+  private final List<AutoCloseable> closing = new ArrayList<>();
+  private final Map<String, Object> attributes = new ConcurrentHashMap<>(Map.of("user", "alice"));
+
+  /** One node: its engine and the transport under it. */
+  private record Node(ReplicationEngine engine, GrizzlyTransport transport, NodeId id) {}
+
+  @AfterEach
+  void close() throws Exception {
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      closing.get(i).close();
+    }
+    cluster.close();
+  }
+
+  private Node start(String id, ReplicationConfig config) throws Exception {
+    return start(id, config, address -> address);
+  }
+
+  /** @param advertise the address the membership gives for the node's listener (a proxy in front of it, say) */
+  private Node start(String id, ReplicationConfig config, Function<String, String> advertise) throws Exception {
+    NodeId node = new NodeId(id);
+    int port = FreePorts.loopback();
+    GrizzlyTransportConfig base = GrizzlyTransportConfig.loopback("death", node, SECRET, config.ackTimeout());
+    GrizzlyTransport transport = new GrizzlyTransport(new GrizzlyTransportConfig("death", node, "127.0.0.1", port, SECRET,
+        base.requestTimeout(), base.connectTimeout(), base.maxFrameSize(), base.maxQueuedBytesPerPeer(),
+        base.reconnectBackoffMin(), base.reconnectBackoffMax(), null));
+    ReplicationEngine engine = new ReplicationEngine(config, transport,
+        cluster.join(node, advertise.apply("127.0.0.1:" + port)), AttributeCodecs.create(config.codec(),
+            ClassFilter.defaultsOnly(), config.codecLimits()), Clock.systemUTC(), ReplicationListener.NONE);
+    engine.start();
+    closing.add(engine);
+    return new Node(engine, transport, node);
+  }
+
+  private SessionSource source() {
+    return new SessionSource() {
+      @Override
+      public SessionMetadata metadata() {
+        return SessionMetadata.created(1, 1800);
+      }
+
+      @Override
+      public Set<String> attributeNames() {
+        return Set.copyOf(attributes.keySet());
+      }
+
+      @Override
+      public Object attribute(String name) {
+        return attributes.get(name);
+      }
+    };
+  }
+
+  private FlushOutcome write(ReplicationEngine engine, String value) {
+    attributes.put("user", value);
+    engine.attributeChanged("s1", "user");
+    return engine.flush("s1", Set.of());
+  }
+
+  /** A long settle timeout: a write that waited for the view instead would come back UNCONFIRMED, seconds later. */
+  private static ReplicationConfig patient() {
+    return ReplicationConfig.builder().ackTimeout(Duration.ofSeconds(2)).settleTimeout(Duration.ofSeconds(5)).build();
+  }
+
+  @Test
+  void killedBuddy_isDroppedAtOnce_andTheSyncWriteIsAcknowledgedByTheNextBuddyWhileTheViewStillListsIt() throws Exception {
+    Node a = start("a", patient());
+    Node b = start("b", patient());
+    Node c = start("c", patient());
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().equals(java.util.Optional.of(b.id()))
+        && b.engine().buddy().isPresent() && c.engine().buddy().isPresent());
+    a.engine().sessionCreated("s1", source());
+    assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(b.engine().backupOf("s1")).isPresent();
+
+    b.transport().close(); // as SIGKILL does: its connections close and its port refuses
+
+    assertThat(write(a.engine(), "alice-2")).isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(cluster.currentView().contains(b.id())).as("the view never dropped b").isTrue();
+    assertThat(a.engine().members()).contains(b.id());
+    assertThat(a.engine().buddy()).contains(c.id());
+    assertThat(c.engine().backupOf("s1")).hasValueSatisfying(s -> assertThat(s.version()).isGreaterThanOrEqualTo(2));
+    assertThat(a.transport().refusedRedials()).isEqualTo(1);
+  }
+
+  @Test
+  void twoNodes_killedBuddy_theOwnerAnswersAsAloneAtOnce_whileTheViewStillListsIt() throws Exception {
+    Node a = start("a", patient());
+    Node b = start("b", patient());
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
+    a.engine().sessionCreated("s1", source());
+    assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
+
+    b.transport().close();
+
+    assertThat(write(a.engine(), "alice-2")).isEqualTo(FlushOutcome.NO_BUDDY);
+    assertThat(cluster.currentView().contains(b.id())).isTrue();
+    assertThat(a.engine().sessionsWithoutBackup()).isEqualTo(1);
+  }
+
+  @Test
+  void twoNodes_killedOwner_itsBuddyPromotesTheBackupAndWritesWithoutWaitingOnTheDeadOwner() throws Exception {
+    Node a = start("a", patient());
+    Node b = start("b", patient());
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
+    a.engine().sessionCreated("s1", source());
+    assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
+
+    a.transport().close();
+
+    assertThat(b.engine().promote("s1")).hasValueSatisfying(s -> assertThat(s.epoch()).isEqualTo(2));
+    assertThat(b.engine().attach("s1", source())).isPresent();
+    assertThat(write(b.engine(), "alice-2")).isEqualTo(FlushOutcome.NO_BUDDY);
+    assertThat(cluster.currentView().contains(a.id())).isTrue();
+  }
+
+  @Test
+  void hungBuddy_connectionOpenAndNoAnswers_isNotSuspected_theWriteIsUnconfirmed() throws Exception {
+    ReplicationConfig quick = ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))
+        .settleTimeout(Duration.ofMillis(300)).build();
+    Node a = start("a", quick);
+    List<StallingProxy> proxy = new ArrayList<>();
+    Node b = start("b", quick, address -> {
+      int colon = address.lastIndexOf(':');
+      try {
+        StallingProxy relay = new StallingProxy(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
+        proxy.add(relay);
+        closing.add(relay);
+        return relay.address();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
+    a.engine().sessionCreated("s1", source());
+    assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
+
+    proxy.get(0).stall();
+
+    assertThat(write(a.engine(), "alice-2")).isEqualTo(FlushOutcome.UNCONFIRMED);
+    assertThat(a.engine().buddy()).contains(b.id());
+    assertThat(a.transport().refusedRedials()).isZero();
+  }
+
+  @Test
+  void buddyWhoseConnectionClosesWhileItsPortStillAccepts_isNotSuspected() throws Exception {
+    Node a = start("a", patient());
+    List<StallingProxy> proxy = new ArrayList<>();
+    Node b = start("b", patient(), address -> {
+      int colon = address.lastIndexOf(':');
+      try {
+        StallingProxy relay = new StallingProxy(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
+        proxy.add(relay);
+        closing.add(relay);
+        return relay.address();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
+    a.engine().sessionCreated("s1", source());
+    assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
+    long dialed = a.transport().stats().connectionsDialed();
+
+    proxy.get(0).dropConnections();
+
+    // a redials through the relay, which still accepts; the check's own connect found it listening.
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.transport().stats().connectionsDialed() > dialed && a.transport().connectedTo(b.id()));
+    assertThat(write(a.engine(), "alice-2")).isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(a.engine().buddy()).contains(b.id());
+    assertThat(a.transport().refusedRedials()).isZero();
+  }
+}

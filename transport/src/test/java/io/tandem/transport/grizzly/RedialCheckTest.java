@@ -1,0 +1,50 @@
+package io.tandem.transport.grizzly;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class RedialCheckTest {
+  private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+  @Test
+  void dial_nothingListens_isRefused() throws Exception {
+    InetSocketAddress address;
+    try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      address = (InetSocketAddress) server.getLocalSocketAddress();
+    }
+    assertThat(RedialCheck.dial(address, TIMEOUT)).isEqualTo(RedialCheck.Result.REFUSED);
+  }
+
+  @Test
+  void dial_aListenerThatNeverSpeaks_isAccepted() throws Exception {
+    // A stopped process's kernel still completes the handshake into the backlog: alive as far as this check can tell.
+    try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      assertThat(RedialCheck.dial((InetSocketAddress) server.getLocalSocketAddress(), TIMEOUT))
+          .isEqualTo(RedialCheck.Result.ACCEPTED);
+    }
+  }
+
+  /** Regression: a killed JVM's connection closed while its listener still accepted for a moment (loopback, 2 of 3). */
+  @Test
+  void dial_listenerClosingAsTheCheckConnects_acceptedThenReset_isRefusedOnTheSecondDial() throws Exception {
+    ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    InetSocketAddress address = (InetSocketAddress) server.getLocalSocketAddress();
+    Thread closer = new Thread(() -> {
+      try (Socket accepted = server.accept()) {
+        accepted.setSoLinger(true, 0); // reset, as the kernel does to a closing listener's queued connections
+        server.close();
+      } catch (java.io.IOException e) {
+        // the test's assertion decides
+      }
+    });
+    closer.start();
+    assertThat(RedialCheck.dial(address, TIMEOUT)).isEqualTo(RedialCheck.Result.REFUSED);
+    closer.join();
+  }
+}
