@@ -62,8 +62,13 @@ final class AsyncOutbox implements AutoCloseable {
   /** Hands one item (a {@link SessionUpdate} or a {@link Message}) to the transport, on the sender thread. */
   @FunctionalInterface
   interface Sender {
-    /** The reply, which completes when it arrives (or fails), or null when nothing was sent (no buddy). */
-    CompletionStage<?> send(OwnedSession session, Object item);
+    /**
+     * The reply, which completes when it arrives (or fails), or null when nothing was sent (no buddy).
+     *
+     * @param more whether more items are queued behind this one right now: the transport may then leave the write
+     *     to its I/O thread to write them together; a lone item is written at once
+     */
+    CompletionStage<?> send(OwnedSession session, Object item, boolean more);
   }
 
   /** One session's pending items; taken whole by the sender. */
@@ -262,7 +267,8 @@ final class AsyncOutbox implements AutoCloseable {
         // The items are this thread's alone from here: nobody can reach them to merge into them any more.
         for (Iterator<Object> it = items.iterator(); it.hasNext() && !closed; ) {
           Object item = it.next();
-          sendOne(send, entry.session, item instanceof CoalescedUpdate update ? update.build() : item, permit);
+          boolean more = it.hasNext() || !order.isEmpty();
+          sendOne(send, entry.session, item instanceof CoalescedUpdate update ? update.build() : item, more, permit);
           if (item instanceof Message.IdChange change) {
             handedOver(entry.session, change.oldId()); // ordered before anything sent to the buddy from now on
           }
@@ -290,10 +296,10 @@ final class AsyncOutbox implements AutoCloseable {
   }
 
   /** Sends one item; {@code permit}: it holds a place in the window, which its reply gives back. */
-  private void sendOne(Sender send, OwnedSession session, Object item, boolean permit) {
+  private void sendOne(Sender send, OwnedSession session, Object item, boolean more, boolean permit) {
     CompletionStage<?> reply = null;
     try {
-      reply = send.send(session, item);
+      reply = send.send(session, item, more);
     } catch (RuntimeException e) {
       // A bug, not a peer's doing: the sender must outlive it, or every later update would wait forever.
       LOG.log(System.Logger.Level.ERROR, "Async replication could not send an update of session [" + session.id()

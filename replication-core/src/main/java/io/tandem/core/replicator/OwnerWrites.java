@@ -400,7 +400,7 @@ final class OwnerWrites {
    * The async sender thread's send function, called with no lock held (see {@link AsyncOutbox}); returns the reply,
    * or null when this node is alone.
    */
-  CompletionStage<?> sendQueued(OwnedSession session, Object item) {
+  CompletionStage<?> sendQueued(OwnedSession session, Object item, boolean more) {
     NodeId to = engine.buddy();
     if (to == null) {
       if (item instanceof SessionUpdate) {
@@ -415,7 +415,8 @@ final class OwnerWrites {
     } else {
       message = (Message) item;
     }
-    CompletableFuture<Message> reply = transport.requestBatched(to, message);
+    // A lone update is written at once by this thread; a burst is left to the transport's I/O thread, to go in one write.
+    CompletableFuture<Message> reply = more ? transport.requestBatched(to, message) : transport.request(to, message);
     reply.whenComplete((answer, failure) -> onAsyncReply(session, to, answer, failure));
     return reply;
   }

@@ -146,7 +146,7 @@ public final class ReplicationEngine implements AutoCloseable {
             ? new AsyncOutbox(config.asyncQueueCapacity(), AsyncOutbox.MAX_IN_FLIGHT,
                 // every request fails by the transport's timeout (the ack timeout, as the managers configure it)
                 config.ackTimeout().toNanos() * 2, "tandem-async-" + local.value(),
-                (session, item) -> writes().sendQueued(session, item))
+                (session, item, more) -> writes().sendQueued(session, item, more))
             : null;
     this.writes = new OwnerWrites(config, transport, rules, owned, touches, outbox, invalidations, views, counters, log,
         clock, new OwnerWrites.Engine() {

@@ -61,7 +61,7 @@ class AsyncInvalidationBacklogTest {
     AtomicReference<OwnerWrites> writes = new AtomicReference<>();
     // The window waits far longer than the test: only replies could open it, and the buddy sends none.
     outbox = new AsyncOutbox(1_000, WINDOW, TimeUnit.SECONDS.toNanos(60), "tandem-async-test",
-        (session, item) -> writes.get().sendQueued(session, item));
+        (session, item, more) -> writes.get().sendQueued(session, item, more));
     writes.set(new OwnerWrites(config, transport, rules, owned, new TouchCoalescer(), outbox,
         new PendingInvalidations(), new ViewChanges(), counters, log, Clock.systemUTC(), new FixedBuddy()));
     outbox.start();

@@ -42,7 +42,7 @@ class AsyncOutboxTest {
     CountDownLatch firstSendStarted = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(2, 8, LONG_WAIT, "tandem-async-test", (s, item) -> {
+    outbox = new AsyncOutbox(2, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
       firstSendStarted.countDown();
       try {
         release.await(10, TimeUnit.SECONDS);
@@ -75,11 +75,37 @@ class AsyncOutboxTest {
   }
 
   @Test
+  void send_saysWhetherMoreIsQueuedBehindTheItem_soALoneUpdateIsWrittenAtOnceAndABurstTogether() throws Exception {
+    CountDownLatch firstSendStarted = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<String> sent = new CopyOnWriteArrayList<>();
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+      firstSendStarted.countDown();
+      try {
+        release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      sent.add(s.id() + (more ? " more" : " last"));
+      return CompletableFuture.completedFuture(null);
+    });
+    outbox.start();
+    outbox.offer(session("lone"), delta("lone", 0));
+    assertThat(firstSendStarted.await(10, TimeUnit.SECONDS)).isTrue();
+    outbox.offer(session("a"), delta("a", 0));
+    outbox.offer(session("b"), delta("b", 0));
+    release.countDown();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() == 3);
+    assertThat(sent).containsExactly("lone last", "a more", "b last");
+  }
+
+  @Test
   void withdraw_dropsWhatIsQueuedForTheEndedSession_andNamesTheIdsTheBuddyMayStillHoldItUnder() throws Exception {
     CountDownLatch firstSendStarted = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item) -> {
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
       firstSendStarted.countDown();
       try {
         release.await(10, TimeUnit.SECONDS);
@@ -114,7 +140,7 @@ class AsyncOutboxTest {
   @Test
   void withdraw_afterTheIdChangeWentOut_hasNoOldIdToName() {
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item) -> {
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
       sent.add(item);
       return CompletableFuture.completedFuture(null);
     });
@@ -131,7 +157,7 @@ class AsyncOutboxTest {
   void drain_windowFull_waitsForAReplyWhileLaterUpdatesCoalesce() {
     List<Object> sent = new CopyOnWriteArrayList<>();
     List<CompletableFuture<Message>> replies = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 2, LONG_WAIT, "tandem-async-test", (s, item) -> {
+    outbox = new AsyncOutbox(100, 2, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
       sent.add(item);
       CompletableFuture<Message> reply = new CompletableFuture<>();
       replies.add(reply);
@@ -162,7 +188,7 @@ class AsyncOutboxTest {
   @Test
   void drain_aReplyThatNeverComes_delaysTheNextSendOnlyByTheWindowWait() {
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 1, TimeUnit.MILLISECONDS.toNanos(50), "tandem-async-test", (s, item) -> {
+    outbox = new AsyncOutbox(100, 1, TimeUnit.MILLISECONDS.toNanos(50), "tandem-async-test", (s, item, more) -> {
       sent.add(item);
       return new CompletableFuture<Message>();
     });
@@ -181,7 +207,7 @@ class AsyncOutboxTest {
   @Test
   void asyncSenderStarvedBySessionLock_sendsWhileARequestHoldsTheSessionLock() throws Exception {
     CountDownLatch sentOne = new CountDownLatch(1);
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item) -> {
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
       sentOne.countDown();
       return CompletableFuture.completedFuture(null);
     });
@@ -197,7 +223,7 @@ class AsyncOutboxTest {
   @Test
   void drain_aSendThatThrows_doesNotStopTheSender() {
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 1, LONG_WAIT, "tandem-async-test", (s, item) -> {
+    outbox = new AsyncOutbox(100, 1, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
       if (s.id().equals("bad")) {
         throw new IllegalStateException("a bug");
       }
