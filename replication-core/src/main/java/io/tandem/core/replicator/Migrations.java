@@ -59,6 +59,8 @@ final class Migrations {
    */
   private final RecentIds handedAway;
 
+  static final int HANDED_AWAY_CAPACITY = 100_000;
+
   Migrations(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       PendingInvalidations invalidations, Quarantine quarantine, Locator locator, StateTransfer stateTransfer,
       FlushRules rules, ReplicationCounters counters, RateLimitedLog log, UnknownSessions unknown, InstantSource clock,
@@ -72,7 +74,9 @@ final class Migrations {
     this.rules = rules;
     this.counters = counters;
     this.engine = engine;
-    this.handedAway = new RecentIds(clock, UnknownSessions.TTL, UnknownSessions.CAPACITY);
+    // As long as a buddy keeps a tombstone (a cookie naming this node can outlive 30 s by far), and room for a
+    // whole node's sessions handed away at once in a rolling restart.
+    this.handedAway = new RecentIds(clock, config.tombstoneTtl(), HANDED_AWAY_CAPACITY);
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
         counters, log, unknown, engine::view, this::promote);
   }

@@ -198,6 +198,26 @@ class OneHopTakeoverTest {
     assertThat(lookups).anyMatch(m -> m instanceof Message.Locate); // n1 said "moved": every member was asked
   }
 
+  /**
+   * Regression (found in review): the former owner remembered a session it handed away for only as long as unknown
+   * ids are remembered (30 s), so a tab whose cookie still named it minutes later was told the session existed
+   * nowhere, and got a new, empty one while the session lived on elsewhere.
+   */
+  @Test
+  void aTabCarryingTheFormerOwnersRouteMinutesLater_stillFindsTheSessionWhereItMoved() throws Exception {
+    start();
+    settle();
+    ownerOfS1OnN1WithBackupOnN2();
+    EngineCluster.Node n3 = cluster.node("n3");
+    assertThat(n3.engine.acquire("s1", "n1").snapshot()).isPresent();
+    cluster.clock.advance(Duration.ofMinutes(5));
+
+    EngineCluster.Node n2 = cluster.node("n2");
+    Acquisition acquired = n2.engine.acquire("s1", "n1");
+
+    assertThat(acquired.snapshot().map(n2::decode)).contains(Map.of("cart", "book"));
+  }
+
   @Test
   void aSilentRouteNode_makesTheSessionUnavailable_notAbsent() throws Exception {
     start();
