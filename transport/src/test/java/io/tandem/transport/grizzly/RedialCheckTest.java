@@ -37,8 +37,10 @@ class RedialCheckTest {
     InetSocketAddress address = (InetSocketAddress) server.getLocalSocketAddress();
     Thread closer = new Thread(() -> {
       try (Socket accepted = server.accept()) {
-        accepted.setSoLinger(true, 0); // reset, as the kernel does to a closing listener's queued connections
+        // The listener goes first here, so that the check's second dial cannot race it into the backlog; what is
+        // tested is the same: a check connection accepted and then reset dials once more, and is refused.
         server.close();
+        accepted.setSoLinger(true, 0); // reset, as the kernel does to a closing listener's queued connections
       } catch (java.io.IOException e) {
         // the test's assertion decides
       }
