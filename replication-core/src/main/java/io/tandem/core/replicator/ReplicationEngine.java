@@ -130,7 +130,8 @@ public final class ReplicationEngine implements AutoCloseable {
       LongSupplier monotonicMillis,
       ConcurrentHashMap<String, OwnedSession> ownedById) {
     this.config = Objects.requireNonNull(config, "config");
-    this.locator = new Locator(transport.localNode(), transport, () -> view, config.ackTimeout());
+    // A member whose host refused the redial holds nothing any more: asking it would only make a lookup "unknown".
+    this.locator = new Locator(transport.localNode(), transport, this::viewWithoutSuspects, config.ackTimeout());
     this.transport = Objects.requireNonNull(transport, "transport");
     this.membership = Objects.requireNonNull(membership, "membership");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -231,8 +232,7 @@ public final class ReplicationEngine implements AutoCloseable {
           @Override
           public MembershipView view() {
             // Without the suspects: a backup whose owner was refused may be handed over before the view drops it.
-            MembershipView current = view;
-            return current == null ? null : suspects.withoutSuspects(current);
+            return viewWithoutSuspects();
           }
 
           @Override
@@ -259,6 +259,12 @@ public final class ReplicationEngine implements AutoCloseable {
       t.setDaemon(true);
       return t;
     };
+  }
+
+  /** The view replication works with: without the members the transport found gone ({@link SuspectedPeers}). */
+  private MembershipView viewWithoutSuspects() {
+    MembershipView current = view;
+    return current == null ? null : suspects.withoutSuspects(current);
   }
 
   /** Starts the transport and membership and begins following views. */

@@ -1,4 +1,4 @@
-package io.tandem.drill;
+package io.tandem.testsupport;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -13,7 +13,8 @@ import org.junit.platform.launcher.TestIdentifier;
 /**
  * Prints one line on the console for every test or class that is skipped, with the reason: a disabled condition
  * ({@code @EnabledIf...}, {@code @Disabled}) or an aborted assumption (no Docker, no haproxy, not root for the
- * partition drill). Registered through {@code META-INF/services}, so it applies to every test of this module.
+ * partition drill, no cgroup for the CPU cap). Registered through this jar's {@code META-INF/services}, so it
+ * applies to every test of a module that has this jar as a test dependency (failover-tests, benchmarks).
  *
  * <p>Surefire and failsafe run with {@code redirectTestOutputToFile}, which sends {@code System.out} and
  * {@code System.err} to the report folder's {@code -output.txt} files, so a skip reason printed there is never seen.

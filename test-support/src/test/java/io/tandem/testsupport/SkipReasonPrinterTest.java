@@ -1,4 +1,4 @@
-package io.tandem.drill;
+package io.tandem.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
