@@ -100,6 +100,13 @@ final class Migrations {
     return Optional.empty();
   }
 
+  /** The owner of this node's backup of {@code id} when that owner is another live member of the view. */
+  private Optional<NodeId> liveOwnerOfBackup(String id) {
+    MembershipView current = engine.view();
+    return backups.entry(id).map(BackupStore.BackupEntry::owner)
+        .filter(owner -> current != null && current.contains(owner) && !owner.equals(local));
+  }
+
   private Optional<SessionSnapshot> promoteBackup(String id) {
     Optional<BackupStore.BackupEntry> backup = backups.take(id);
     if (backup.isEmpty()) {
@@ -138,6 +145,13 @@ final class Migrations {
     // holds every acknowledged change, and the owner's next write is refused (fenced). After a pause or partition,
     // though, a backup held here may be older than the cluster's copy: ask first.
     if (here.isEmpty() && !quarantine.active()) {
+      Optional<NodeId> liveOwner = liveOwnerOfBackup(id);
+      if (liveOwner.isPresent()) {
+        // The owner may have handed the session to a third node a moment ago (its RELEASED to this node is still on
+        // the way): promoting this copy would make a second owner at the same epoch, which nothing fences. The owner
+        // hands it over itself, or says where it went.
+        return remote.acquire(id, liveOwner);
+      }
       here = promoteBackup(id);
     }
     if (here.isPresent()) {

@@ -38,6 +38,9 @@ class OneHopTakeoverTest {
     return start("n1", "n2", "n3");
   }
 
+  /** When set, a former owner's RELEASED to its buddy never arrives (as if still on its way). */
+  private volatile boolean loseReleases;
+
   private EngineCluster start(String... nodes) throws Exception {
     ReplicationConfig config = ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300)).settleTimeout(SETTLE)
         .maintenanceInterval(Duration.ofHours(1)).build();
@@ -45,6 +48,10 @@ class OneHopTakeoverTest {
     cluster.network.setWireHook(message -> {
       if (message instanceof Message.Migrate || message instanceof Message.Locate) {
         lookups.add(message);
+      }
+      if (loseReleases && message instanceof Message.Invalidate release
+          && release.reason() == Message.InvalidateReason.RELEASED) {
+        throw new IllegalStateException("the release is late"); // never arrives: its sender does not wait for it
       }
       return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message();
     });
@@ -196,6 +203,29 @@ class OneHopTakeoverTest {
     assertThat(n2.engine.owns("s1")).isTrue();
     assertThat(n3.engine.owns("s1")).isFalse();
     assertThat(lookups).anyMatch(m -> m instanceof Message.Locate); // n1 said "moved": every member was asked
+  }
+
+  /**
+   * Regression (a fresh-clone CI run): n3 took s1 over from n1, whose RELEASED to its buddy n2 was still on its way;
+   * a tab with n1's cookie then reached n2, which promoted its own backup at the same epoch as n3's: two owners, and
+   * n3 never fenced. A backup whose owner is a live member is now taken from that owner, which says where it went.
+   */
+  @Test
+  void aBuddyWhoseOwnerHandedTheSessionAway_takesItFromTheNewOwner_notFromItsLateBackup() throws Exception {
+    start();
+    settle();
+    ownerOfS1OnN1WithBackupOnN2();
+    loseReleases = true;
+    EngineCluster.Node n3 = cluster.node("n3");
+    assertThat(n3.engine.acquire("s1", "n1").snapshot()).isPresent();
+    EngineCluster.Node n2 = cluster.node("n2");
+    assertThat(n2.engine.backupOf("s1")).as("the release has not arrived").isPresent();
+
+    Acquisition acquired = n2.engine.acquire("s1", "n1");
+
+    assertThat(acquired.snapshot().map(n2::decode)).contains(Map.of("cart", "book"));
+    assertThat(n2.engine.owns("s1")).isTrue();
+    assertThat(n3.engine.owns("s1")).as("one owner: n3 handed it over").isFalse();
   }
 
   /**
