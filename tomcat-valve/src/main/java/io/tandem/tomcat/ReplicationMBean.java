@@ -111,6 +111,11 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public long getSlowAcks() {
+    return stats().slowAcks();
+  }
+
+  @Override
   public long getSendFailures() {
     return stats().sendFailures();
   }

@@ -35,7 +35,11 @@ public interface ReplicationMXBean {
   /** Attribute bytes replicated by this node's flushes (the configured scope decides how many). */
   long getBytesReplicated();
 
+  /** SYNC waits given up on a buddy that did not acknowledge within ackTimeout + settleTimeout; ASYNC updates re-sent. */
   long getAckTimeouts();
+
+  /** SYNC acknowledgements that came after ackTimeout from a buddy still connected: waited for, not re-sent. */
+  long getSlowAcks();
 
   long getSendFailures();
 

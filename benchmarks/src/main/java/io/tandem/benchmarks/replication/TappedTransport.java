@@ -118,6 +118,11 @@ final class TappedTransport implements Transport {
   }
 
   @Override
+  public CompletableFuture<Message> request(NodeId peer, Message message, java.time.Duration timeout) {
+    return probe(message, delegate.request(peer, message, timeout));
+  }
+
+  @Override
   public CompletableFuture<Message> requestBatched(NodeId peer, Message message) {
     return probe(message, delegate.requestBatched(peer, message));
   }

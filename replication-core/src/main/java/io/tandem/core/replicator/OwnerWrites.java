@@ -7,6 +7,7 @@ import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -25,10 +26,14 @@ import java.util.function.Supplier;
  *
  * <p>The SYNC contract: a flush is {@link FlushOutcome#isConfirmed() confirmed} only when a buddy acknowledged an
  * update that carries every change of the request (the request's own update, or a parallel request's that took its
- * changes along), or when this node is alone in its view. A buddy that times out, refuses or drops the connection
- * does not make this node alone: the request re-sends the whole session to whichever buddy the view names, waiting
- * for each new view, until one acknowledges or {@code settleTimeout} has passed; then it is {@link
- * FlushOutcome#UNCONFIRMED} (503). A session another node took over while the request ran is {@link
+ * changes along), or when this node is alone in its view. A buddy that is slow is waited for: past {@code
+ * ackTimeout} its acknowledgement is counted slow, and while it stays the buddy the view names and its connection
+ * stays open (the transport fails the reply at once when it closes) the request waits for that same reply, since the
+ * connection delivers the update in order and the buddy will answer it; re-sending the whole session to a buddy
+ * that is behind (a collection pause, a CPU cap) would only add to its backlog. A buddy that refuses, drops the
+ * connection or is replaced in the view does not make this node alone: the request re-sends the whole session to
+ * whichever buddy the view names, waiting for each new view, until one acknowledges; past {@code ackTimeout} +
+ * {@code settleTimeout} from the first send it is {@link FlushOutcome#UNCONFIRMED} (503). A session another node took over while the request ran is {@link
  * FlushOutcome#FENCED} (503), and an attribute the request set that cannot be serialized makes it {@link
  * FlushOutcome#NOT_REPLICABLE} (500), after the buddy was told to drop that attribute.
  *
@@ -41,6 +46,8 @@ import java.util.function.Supplier;
 final class OwnerWrites {
   /** Between two attempts on a buddy that answered at once with a failure, if the view does not change first. */
   private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** How often a request waiting on a slow buddy looks whether the view named another buddy meanwhile. */
+  private static final long PATIENCE_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   /** What the write path needs from the rest of the engine. */
   interface Engine {
@@ -151,10 +158,18 @@ final class OwnerWrites {
     return refused.isEmpty() ? FlushOutcome.QUEUED : FlushOutcome.NOT_REPLICABLE;
   }
 
-  /** Under the session's lock: hands the update to the transport and records it as the session's newest. */
+  /**
+   * Under the session's lock: hands the update to the transport and records it as the session's newest. Its reply may
+   * take the whole SYNC wait ({@code ackTimeout} + {@code settleTimeout}): the one deadline is the transport's, and
+   * {@link #awaitReply} decides before it whether to stop waiting.
+   */
   private OwnedSession.InFlight send(OwnedSession session, NodeId to, SessionUpdate update) {
     countSent(update);
-    return session.sent(to, update.version(), transport.request(to, update.toMessage()));
+    return session.sent(to, update.version(), transport.request(to, update.toMessage(), syncWait()));
+  }
+
+  private Duration syncWait() {
+    return config.ackTimeout().plus(config.settleTimeout());
   }
 
   private void countSent(SessionUpdate update) {
@@ -172,14 +187,13 @@ final class OwnerWrites {
    */
   private FlushOutcome awaitConfirmed(OwnedSession session, OwnedSession.InFlight first) {
     OwnedSession.InFlight attempt = first;
-    long settleDeadline = 0;
-    boolean failedBefore = false;
+    long settleDeadline = System.nanoTime() + syncWait().toNanos();
     boolean gapResent = false;
     while (true) {
       long viewSeen = views.current();
       Failure failure;
       try {
-        Message answer = attempt.reply().get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        Message answer = awaitReply(session, attempt, settleDeadline);
         Optional<FlushOutcome> decided = decide(session, attempt.to(), answer);
         if (decided.isPresent()) {
           return decided.get();
@@ -196,10 +210,6 @@ final class OwnerWrites {
         return unconfirmed(session, "interrupted while waiting for the buddy");
       }
       long now = System.nanoTime();
-      if (!failedBefore) {
-        failedBefore = true;
-        settleDeadline = now + config.settleTimeout().toNanos();
-      }
       // A gap is the protocol working (the buddy lacked the base of a delta): the first one is re-sent in full at
       // once, whatever the deadline.
       boolean immediate = failure == Failure.GAP && !gapResent;
@@ -226,6 +236,36 @@ final class OwnerWrites {
   }
 
   private enum Failure { GAP, REFUSED, TIMED_OUT, UNREACHABLE }
+
+  /**
+   * The reply to {@code attempt}, waiting past {@code ackTimeout} (the acknowledgement is then counted slow) for as
+   * long as the buddy it went to is still the one the view names and {@code deadline} has not passed. Throws {@link
+   * TimeoutException} when either ends the wait; a closed connection fails the reply itself, at once.
+   */
+  private Message awaitReply(OwnedSession session, OwnedSession.InFlight attempt, long deadline)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    CompletableFuture<Message> reply = attempt.reply();
+    long firstWait = Math.min(config.ackTimeout().toNanos(), deadline - System.nanoTime());
+    try {
+      return reply.get(Math.max(0, firstWait), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException slow) {
+      counters.slowAcks.increment();
+      log.warn("slow:" + attempt.to(), "Session [" + session.id() + "]: buddy " + attempt.to().value()
+          + " has not acknowledged within " + config.ackTimeout().toMillis() + "ms; waiting for its reply while it"
+          + " stays the buddy and its connection stays open, at most " + syncWait().toMillis() + "ms in all");
+    }
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || !attempt.to().equals(engine.buddy())) {
+        throw new TimeoutException("no acknowledgement from " + attempt.to().value());
+      }
+      try {
+        return reply.get(Math.min(left, PATIENCE_SLICE_NANOS), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException stillWaiting) {
+        // look at the view again
+      }
+    }
+  }
 
   /** REPLICATED or FENCED when the answer settles the flush; empty when it must be retried. */
   private Optional<FlushOutcome> decide(OwnedSession session, NodeId to, Message answer) {
@@ -301,7 +341,7 @@ final class OwnerWrites {
   private Failure timedOut(OwnedSession session, NodeId to) {
     counters.ackTimeouts.increment();
     log.warn("timeout:" + to, "Session [" + session.id() + "]: no acknowledgement from buddy " + to.value()
-        + " within " + config.ackTimeout().toMillis() + "ms; re-sending the session to the buddy the view names");
+        + " in time; re-sending the session to the buddy the view names");
     owned.markUnprotected(session);
     return Failure.TIMED_OUT;
   }
@@ -343,7 +383,7 @@ final class OwnerWrites {
         owned.markUnprotected(session);
         return FlushOutcome.NO_BUDDY;
       }
-      awaited = session.sent(to, version, transport.request(to, change));
+      awaited = session.sent(to, version, transport.request(to, change, syncWait()));
     }
     return awaitConfirmed(session, awaited);
   }

@@ -13,6 +13,7 @@ final class ReplicationCounters {
   final LongAdder acks = new LongAdder();
   final LongAdder gapResends = new LongAdder();
   final LongAdder ackTimeouts = new LongAdder();
+  final LongAdder slowAcks = new LongAdder();
   final LongAdder sendFailures = new LongAdder();
   final LongAdder refusedByBuddy = new LongAdder();
   final LongAdder sessionsFenced = new LongAdder();

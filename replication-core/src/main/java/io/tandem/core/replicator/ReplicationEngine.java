@@ -807,7 +807,8 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.sessionsHandedOff.sum(),
         counters.backupsExpired.sum(),
         counters.pausesDetected.sum(),
-        counters.unconfirmedWrites.sum());
+        counters.unconfirmedWrites.sum(),
+        counters.slowAcks.sum());
   }
 
   /**

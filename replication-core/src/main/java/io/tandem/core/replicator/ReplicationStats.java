@@ -15,6 +15,11 @@ import java.util.Optional;
  * @param backupBytes bytes those backups hold
  * @param unconfirmedWrites SYNC flushes that no buddy acknowledged within the ack and settle timeouts (each one a
  *     503 for its request)
+ * @param ackTimeouts SYNC waits given up on a buddy that did not acknowledge within the ack and settle timeouts while it
+ *     stayed the buddy (the session was then re-sent or the request answered 503), and ASYNC updates not acknowledged in
+ *     time (re-sent)
+ * @param slowAcks SYNC acknowledgements that came after {@code ackTimeout}, from a buddy whose connection stayed open:
+ *     the request waited for them instead of re-sending (a sign of a buddy behind: CPU, collection pauses)
  * @param attributesNotReplicable attribute values that could not be serialized (class not allowed, not
  *     serializable, too large); in SYNC each one a 500 for the request that set it
  */
@@ -49,4 +54,5 @@ public record ReplicationStats(
     long sessionsHandedOff,
     long backupsExpired,
     long pausesDetected,
-    long unconfirmedWrites) {}
+    long unconfirmedWrites,
+    long slowAcks) {}

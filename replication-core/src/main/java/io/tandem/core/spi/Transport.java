@@ -1,6 +1,7 @@
 package io.tandem.core.spi;
 
 import io.tandem.core.wire.Message;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -36,6 +37,16 @@ public interface Transport extends AutoCloseable {
 
   /** Sends a request for a caller that waits for its reply: the transport may write it on the caller's thread. */
   CompletableFuture<Message> request(NodeId peer, Message message);
+
+  /**
+   * {@link #request(NodeId, Message)} whose reply may take up to {@code timeout} instead of the transport's own
+   * request timeout: for a caller that decides itself how long to wait (a SYNC flush waits on a buddy that is slow but
+   * still connected, rather than re-sending the session to it). A transport without per-request timeouts applies its
+   * own, which only makes such a caller give up sooner.
+   */
+  default CompletableFuture<Message> request(NodeId peer, Message message, Duration timeout) {
+    return request(peer, message);
+  }
 
   /**
    * Sends a request for a caller with more to send right after (the ASYNC sender): the transport may leave the write

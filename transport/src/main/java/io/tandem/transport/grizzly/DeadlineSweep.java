@@ -63,7 +63,7 @@ final class DeadlineSweep {
         continue;
       }
       if (!connection.pending.isEmpty()) {
-        counters.timedOut.add(connection.pending.expire(now, connection.peer().value(), config.requestTimeout().toMillis()));
+        counters.timedOut.add(connection.pending.expire(now, connection.peer().value()));
       }
     }
   }

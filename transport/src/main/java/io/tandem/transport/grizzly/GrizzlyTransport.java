@@ -136,7 +136,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   private volatile boolean closed;
   private volatile Hooks hooks = Hooks.NONE;
 
-  private record Waiting(Message message, CompletableFuture<Message> reply) {}
+  private record Waiting(Message message, CompletableFuture<Message> reply, Duration timeout) {}
 
   /**
    * Requests for one peer that arrived while it had no ready connection, in arrival order. Once the connection is
@@ -320,17 +320,26 @@ public final class GrizzlyTransport implements Transport, MemberProber {
 
   @Override
   public CompletableFuture<Message> request(NodeId peer, Message message) {
-    return request(peer, message, true);
+    return request(peer, message, true, config.requestTimeout());
+  }
+
+  /** The reply's deadline is {@code timeout} from now instead of {@code requestTimeout}; enforced by the same sweep. */
+  @Override
+  public CompletableFuture<Message> request(NodeId peer, Message message, Duration timeout) {
+    return request(peer, message, true, timeout);
   }
 
   /** Leaves the write to the connection's I/O thread, which writes this frame together with the ones after it. */
   @Override
   public CompletableFuture<Message> requestBatched(NodeId peer, Message message) {
-    return request(peer, message, false);
+    return request(peer, message, false, config.requestTimeout());
   }
 
-  /** @param writeNow the caller writes the frame itself when no other write is under way (see {@link #send}) */
-  private CompletableFuture<Message> request(NodeId peer, Message message, boolean writeNow) {
+  /**
+   * @param writeNow the caller writes the frame itself when no other write is under way (see {@link #send})
+   * @param timeout how long the reply may take once the request is sent
+   */
+  private CompletableFuture<Message> request(NodeId peer, Message message, boolean writeNow, Duration timeout) {
     CompletableFuture<Message> reply = new CompletableFuture<>();
     if (closed || grizzly == null) {
       reply.completeExceptionally(new PeerUnreachableException(peer, "transport of " + local.value() + " is not running"));
@@ -341,7 +350,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     // one; reading "ready" before "waiting" therefore never lets this request overtake a queued one.
     PeerConnection fast = ready.get(peer);
     if (fast != null && !waiting.containsKey(peer)) {
-      send(fast, message, reply, writeNow);
+      send(fast, message, reply, writeNow, timeout);
       return reply;
     }
     // Only the decision is taken under the lock: the send, and any failure it completes, happen after it is released
@@ -357,7 +366,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         waiting.put(peer, queue);
       }
       if (queue != null) {
-        queue.items.add(new Waiting(message, reply));
+        queue.items.add(new Waiting(message, reply, timeout));
         if (connection != null && !queue.draining) {
           queue.draining = true; // a connection came back without draining (reinstated): this caller drains
           toDrain = queue;
@@ -365,7 +374,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       }
     }
     if (queue == null && connection != null) {
-      send(connection, message, reply, writeNow);
+      send(connection, message, reply, writeNow, timeout);
     } else if (queue == null) {
       reply.completeExceptionally(new PeerUnreachableException(peer, refusedPeers.contains(peer)
           ? "its connection closed and its host refused a new one" : "not a member of the current view"));
@@ -407,7 +416,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
    * sees the other's step, so a send racing a close fails at once instead of waiting out its timeout; only one of
    * them removes the pending entry, and that one completes the reply.
    */
-  private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply, boolean writeNow) {
+  private void send(PeerConnection connection, Message message, CompletableFuture<Message> reply, boolean writeNow,
+      Duration timeout) {
     if (connection.state() != PeerConnection.State.READY) {
       reply.completeExceptionally(new PeerUnreachableException(connection.peer(), "connection closed"));
       return;
@@ -422,7 +432,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       return;
     }
     hooks.beforeRegisteringReply(connection);
-    connection.pending.register(id, message, reply, nanoClock.getAsLong() + config.requestTimeout().toNanos());
+    connection.pending.register(id, message, reply, nanoClock.getAsLong() + timeout.toNanos(), timeout.toMillis());
     if (connection.state() != PeerConnection.State.READY) {
       connection.outbound.release(size);
       if (connection.pending.forget(id, reply)) {
@@ -544,7 +554,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       }
       for (Waiting w : batch) {
         if (!w.reply().isDone()) {
-          send(connection, w.message(), w.reply(), false);
+          send(connection, w.message(), w.reply(), false, w.timeout());
         }
       }
     }

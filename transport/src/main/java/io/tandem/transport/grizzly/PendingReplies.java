@@ -20,15 +20,16 @@ import java.util.function.Supplier;
  * entry completes its future, so each future is completed exactly once, and never under a lock (there is none).
  */
 final class PendingReplies {
-  private record Pending(Message request, CompletableFuture<Message> reply, long deadline) {}
+  private record Pending(Message request, CompletableFuture<Message> reply, long deadline, long timeoutMillis) {}
 
   /** What a range acknowledged: requests completed, and ids it named that were not pending. */
   record RangeOutcome(int acknowledged, int notPending) {}
 
   private final Map<Long, Pending> byId = new ConcurrentHashMap<>();
 
-  void register(long id, Message request, CompletableFuture<Message> reply, long deadline) {
-    byId.put(id, new Pending(request, reply, deadline));
+  /** @param timeoutMillis the wait the deadline stands for, named when it passes */
+  void register(long id, Message request, CompletableFuture<Message> reply, long deadline, long timeoutMillis) {
+    byId.put(id, new Pending(request, reply, deadline, timeoutMillis));
   }
 
   /** Removes the entry if it is still this reply's; true if it was (the caller then completes the reply). */
@@ -103,13 +104,13 @@ final class PendingReplies {
   }
 
   /** Fails every request whose deadline is at or before {@code now}; returns how many. */
-  int expire(long now, String peerName, long timeoutMillis) {
+  int expire(long now, String peerName) {
     int expired = 0;
     for (Map.Entry<Long, Pending> e : byId.entrySet()) {
       Pending pending = e.getValue();
       if (now - pending.deadline() >= 0 && byId.remove(e.getKey(), pending)) {
         pending.reply().completeExceptionally(
-            new TimeoutException("no reply from " + peerName + " within " + timeoutMillis + "ms"));
+            new TimeoutException("no reply from " + peerName + " within " + pending.timeoutMillis() + "ms"));
         expired++;
       }
     }

@@ -32,6 +32,8 @@ import org.junit.jupiter.api.Test;
  * test wants): a peer whose connection closed and whose port then refuses a redial is dropped from replication at
  * once, and SYNC writes move on to the ring's next buddy (or answer as a node alone) while the view still lists it.
  * A peer that hangs (connection open, no answers), or whose connection closes while its port still accepts, is not.
+ * A peer that stops running for longer than the ack timeout and then goes on (a collection pause under a CPU cap)
+ * is waited for: its acknowledgement confirms the write, and the owner does not re-send the session to it.
  */
 class EngineOverGrizzlyDeathDetectionTest {
   private static final byte[] SECRET = "death-detection-secret-1234".getBytes(StandardCharsets.UTF_8);
@@ -158,17 +160,7 @@ class EngineOverGrizzlyDeathDetectionTest {
         .settleTimeout(Duration.ofMillis(300)).build();
     Node a = start("a", quick);
     List<StallingProxy> proxy = new ArrayList<>();
-    Node b = start("b", quick, address -> {
-      int colon = address.lastIndexOf(':');
-      try {
-        StallingProxy relay = new StallingProxy(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
-        proxy.add(relay);
-        closing.add(relay);
-        return relay.address();
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    });
+    Node b = start("b", quick, address -> behindProxy(address, proxy));
     await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
     a.engine().sessionCreated("s1", source());
     assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
@@ -180,21 +172,71 @@ class EngineOverGrizzlyDeathDetectionTest {
     assertThat(a.transport().refusedRedials()).isZero();
   }
 
+  /**
+   * Regression test for SYNC writes that re-sent the whole session to a buddy that was only slow: after {@code
+   * ackTimeout} the owner marked the session unprotected and sent it again in full to the same buddy, which under a
+   * CPU cap doubled the work of the node that was behind (the load benchmark counted hundreds of such timeouts a
+   * second after its collection pauses). The buddy here stops for three ack timeouts with its connection open.
+   */
+  @Test
+  void slowBuddy_pausedPastTheAckTimeout_isWaitedFor_andTheSessionIsNotResentInFull() throws Exception {
+    ReplicationConfig config = ReplicationConfig.builder().ackTimeout(Duration.ofMillis(200))
+        .settleTimeout(Duration.ofSeconds(5)).build();
+    Node a = start("a", config);
+    List<StallingProxy> proxy = new ArrayList<>();
+    Node b = start("b", config, address -> behindProxy(address, proxy));
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
+    a.engine().sessionCreated("s1", source());
+    assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
+    long fullsBefore = a.engine().stats().fullsSent();
+    long deltasBefore = a.engine().stats().deltasSent();
+
+    proxy.get(0).pause();
+    Thread resumer = new Thread(() -> {
+      try {
+        Thread.sleep(600);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      proxy.get(0).resume();
+    });
+    resumer.start();
+    FlushOutcome outcome = write(a.engine(), "alice-2");
+    resumer.join();
+
+    assertThat(outcome).isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(a.engine().stats().fullsSent()).as("no full re-send").isEqualTo(fullsBefore);
+    assertThat(a.engine().stats().deltasSent()).isEqualTo(deltasBefore + 1);
+    assertThat(a.engine().stats().ackTimeouts()).as("not given up on").isZero();
+    assertThat(a.engine().stats().slowAcks()).as("counted slow").isEqualTo(1);
+    assertThat(b.engine().backupOf("s1")).hasValueSatisfying(s -> assertThat(s.version()).isEqualTo(2));
+    assertThat(a.engine().sessionsWithoutBackup()).isZero();
+  }
+
+  private StallingProxy relayTo(String address) throws java.io.IOException {
+    int colon = address.lastIndexOf(':');
+    StallingProxy relay = new StallingProxy(
+        new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
+    closing.add(relay);
+    return relay;
+  }
+
+  /** Advertises a relay in front of {@code address} instead of the node's own listener, and keeps it in {@code proxy}. */
+  private String behindProxy(String address, List<StallingProxy> proxy) {
+    try {
+      StallingProxy relay = relayTo(address);
+      proxy.add(relay);
+      return relay.address();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   @Test
   void buddyWhoseConnectionClosesWhileItsPortStillAccepts_isNotSuspected() throws Exception {
     Node a = start("a", patient());
     List<StallingProxy> proxy = new ArrayList<>();
-    Node b = start("b", patient(), address -> {
-      int colon = address.lastIndexOf(':');
-      try {
-        StallingProxy relay = new StallingProxy(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
-        proxy.add(relay);
-        closing.add(relay);
-        return relay.address();
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    });
+    Node b = start("b", patient(), address -> behindProxy(address, proxy));
     await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
     a.engine().sessionCreated("s1", source());
     assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);

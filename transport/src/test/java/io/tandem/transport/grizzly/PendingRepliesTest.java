@@ -23,7 +23,7 @@ class PendingRepliesTest {
 
   private CompletableFuture<Message> register(long id, Message request, long deadline) {
     CompletableFuture<Message> reply = new CompletableFuture<>();
-    pending.register(id, request, reply, deadline);
+    pending.register(id, request, reply, deadline, 500);
     return reply;
   }
 
@@ -68,8 +68,8 @@ class PendingRepliesTest {
     CompletableFuture<Message> early = register(1, delta(1), 100);
     CompletableFuture<Message> late = register(2, delta(2), 200);
 
-    assertThat(pending.expire(99, "b", 500)).isZero();
-    assertThat(pending.expire(100, "b", 500)).isEqualTo(1);
+    assertThat(pending.expire(99, "b")).isZero();
+    assertThat(pending.expire(100, "b")).isEqualTo(1);
 
     assertThat(early).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
         .withCauseInstanceOf(TimeoutException.class).withMessageContaining("within 500ms");
