@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code ./tandem drill}: by default a three-node Tomcat cluster with the drop-in jar, load, the owner SIGKILLed, the
- * report. Options pick other drills, every scope and mode, and the real HAProxy. Exits 1 when a SYNC drill lost an
+ * report. Options pick other drills, every scope and mode, and a real HAProxy or Apache httpd. Exits 1 when a SYNC drill lost an
  * acknowledged write or broke an invariant, 2 on a usage error. Each run's nodes work in {@code drill-runs/<start
  * time>/} and its reports are named after the same time; the oldest run folders are pruned ({@code --keep-runs}).
  */
@@ -41,7 +41,8 @@ public final class DrillMain implements Callable<Integer> {
   List<String> modes;
 
   @Option(names = "--balancer", split = ",", defaultValue = "sticky",
-      description = "sticky (the drill's own sticky client), haproxy (a real HAProxy; must be installed) or 'all' (default: ${DEFAULT-VALUE})")
+      description = "sticky (the drill's own sticky client), haproxy (a real HAProxy; must be installed), httpd (a real "
+          + "Apache httpd: Debian's apache2; must be installed) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> balancers;
 
   @Option(names = "--nodes", split = ",", description = "cluster sizes to run each drill on: 3, or 2 for kill-owner and "
@@ -50,7 +51,7 @@ public final class DrillMain implements Callable<Integer> {
   List<Integer> nodes;
 
   @Option(names = "--full", description = "every drill x every scope x SYNC and ASYNC (poison-values, writers-storm, "
-      + "hang-patient and rogue-member in SYNC only), through HAProxy too when it is installed")
+      + "hang-patient and rogue-member in SYNC only), through HAProxy and Apache httpd too where they are installed")
   boolean full;
 
   @Option(names = "--users", defaultValue = "9", description = "concurrent users; writers-storm always runs 50, logout-sticks 40 (default: ${DEFAULT-VALUE})")
@@ -151,7 +152,7 @@ public final class DrillMain implements Callable<Integer> {
     }
     java.util.Optional<String> wrong = oneOf("--scope", scopes, List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE", "all"))
         .or(() -> oneOf("--mode", modes, List.of("SYNC", "ASYNC", "all")))
-        .or(() -> oneOf("--balancer", balancers, List.of("sticky", "haproxy", "all")));
+        .or(() -> oneOf("--balancer", balancers, List.of("sticky", "haproxy", "httpd", "all")));
     if (wrong.isPresent()) {
       return wrong;
     }
@@ -182,6 +183,9 @@ public final class DrillMain implements Callable<Integer> {
     }
     if (balancers.contains("haproxy") && HaproxyBalancer.installedVersion().isEmpty()) {
       return java.util.Optional.of("--balancer haproxy: haproxy is not installed (Debian: apt-get install haproxy)");
+    }
+    if (balancers.contains("httpd") && HttpdBalancer.installedVersion().isEmpty()) {
+      return java.util.Optional.of("--balancer httpd: apache2 is not installed (Debian: apt-get install apache2)");
     }
     // Named on its own, a drill that cannot run here is refused; in 'quick', 'all' and --full it is skipped, saying why.
     java.util.Optional<Drill> namespaced = drills.stream().filter(n -> !n.equals("quick") && !n.equals("all"))
@@ -226,12 +230,19 @@ public final class DrillMain implements Callable<Integer> {
   }
 
   private List<String> balancers() {
-    boolean haproxy = HaproxyBalancer.installedVersion().isPresent();
     if (full || balancers.contains("all")) {
-      if (!haproxy) {
-        System.out.println("haproxy is not installed: the drills run through the sticky client only");
+      List<String> installed = new ArrayList<>(List.of("sticky"));
+      if (HaproxyBalancer.installedVersion().isPresent()) {
+        installed.add("haproxy");
+      } else {
+        System.out.println("haproxy is not installed: the drills do not run through HAProxy");
       }
-      return haproxy ? List.of("sticky", "haproxy") : List.of("sticky");
+      if (HttpdBalancer.installedVersion().isPresent()) {
+        installed.add("httpd");
+      } else {
+        System.out.println("apache2 is not installed: the drills do not run through Apache httpd");
+      }
+      return installed;
     }
     return balancers;
   }

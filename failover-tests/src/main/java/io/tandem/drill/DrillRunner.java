@@ -130,7 +130,11 @@ final class DrillRunner {
   }
 
   private LoadBalancer balancer(DrillCluster cluster, Path work) throws Exception {
-    return settings.balancer().equals("haproxy") ? HaproxyBalancer.start(cluster.nodes(), work) : new StickyBalancer(cluster.nodes());
+    return switch (settings.balancer()) {
+      case "haproxy" -> HaproxyBalancer.start(cluster.nodes(), work);
+      case "httpd" -> HttpdBalancer.start(cluster.nodes(), work);
+      default -> new StickyBalancer(cluster.nodes());
+    };
   }
 
   private Workload workload(Drill drill, LoadBalancer balancer, DrillCluster cluster) {

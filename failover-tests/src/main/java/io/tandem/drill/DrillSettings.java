@@ -17,7 +17,8 @@ import java.util.Set;
  * @param users concurrent users (for the parallel drill: sessions, each with {@link #PARALLEL_TABS} tabs)
  * @param minWrites writes each user makes at least; users keep writing past it until the faults are over
  * @param maxWrites writes each user makes at most: the drill's load is bounded by it
- * @param balancer "sticky" (the drill's own sticky client) or "haproxy" (a real HAProxy process)
+ * @param balancer "sticky" (the drill's own sticky client), "haproxy" (a real HAProxy process) or "httpd" (a real
+ *     Apache httpd)
  */
 record DrillSettings(
     Path catalinaHome, Path dropin, Path work, String scope, String mode, int users, int minWrites, int maxWrites,
@@ -25,7 +26,7 @@ record DrillSettings(
   static final int PARALLEL_TABS = 4;
   private static final Set<String> SCOPES = Set.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE");
   private static final Set<String> MODES = Set.of("SYNC", "ASYNC");
-  private static final Set<String> BALANCERS = Set.of("sticky", "haproxy");
+  private static final Set<String> BALANCERS = Set.of("sticky", "haproxy", "httpd");
 
   DrillSettings {
     Objects.requireNonNull(progress, "progress");

@@ -19,7 +19,7 @@ class DrillMainTest {
       "--drill nosuch      | --drill nosuch: no such drill; one or more of kill-owner",
       "--scope foo         | --scope foo: not one of SESSION, MODIFIED_SESSION, MODIFIED_ATTRIBUTE, all",
       "--mode LAZY         | --mode LAZY: not one of SYNC, ASYNC, all",
-      "--balancer nginx    | --balancer nginx: not one of sticky, haproxy, all",
+      "--balancer nginx    | --balancer nginx: not one of sticky, haproxy, httpd, all",
       "--users 0           | --users 0: must be between 1 and 64",
       "--users 65          | --users 65: must be between 1 and 64",
       "--writes 0          | --writes 0: must be between 6 and 5000",
@@ -52,6 +52,18 @@ class DrillMainTest {
 
     assertThat(run.exit).isEqualTo(2);
     assertThat(run.err).isEqualTo("tandem drill: --drill partition: " + unavailable.get() + System.lineSeparator());
+  }
+
+  @Test
+  void httpdNamedWhereApache2IsMissing_isRefusedBeforeAnythingStarts() {
+    assumeTrue(HttpdBalancer.installedVersion().isEmpty(), "apache2 is installed: the drill would run");
+
+    Run run = run("--balancer", "httpd");
+
+    assertThat(run.exit).isEqualTo(2);
+    assertThat(run.err).isEqualTo("tandem drill: --balancer httpd: apache2 is not installed (Debian: apt-get install apache2)"
+        + System.lineSeparator());
+    assertThat(run.out).isEmpty();
   }
 
   @Test

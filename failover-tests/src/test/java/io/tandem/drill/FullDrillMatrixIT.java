@@ -23,6 +23,7 @@ class FullDrillMatrixIT {
   static Stream<Arguments> matrix() {
     List<String> balancers = new ArrayList<>(List.of("sticky"));
     HaproxyBalancer.installedVersion().ifPresent(v -> balancers.add("haproxy"));
+    HttpdBalancer.installedVersion().ifPresent(v -> balancers.add("httpd"));
     List<Arguments> all = new ArrayList<>();
     for (Drill drill : Drill.values()) {
       for (String balancer : balancers) {

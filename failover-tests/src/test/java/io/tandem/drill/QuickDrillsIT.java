@@ -11,8 +11,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The drills of the test command: every drill once on real Tomcat processes, the three scopes spread over them,
  * SYNC (which must lose nothing and break no invariant; hang-patient runs with the full matrix), one ASYNC kill run
  * (whose losses are reported, not failed) and logout-sticks in ASYNC (which fails on a resurrection), the
- * partition drill where root and {@code ip netns} are available, rogue-member (a node with another sharedSecret), and one run through a real HAProxy when it is
- * installed; each of the last two is skipped, saying why, where it cannot run. {@code FullDrillMatrixIT} runs every combination.
+ * partition drill where root and {@code ip netns} are available, rogue-member (a node with another sharedSecret), and one run
+ * each through a real HAProxy and a real Apache httpd when they are installed; the partition drill and those two are
+ * skipped, saying why, where they cannot run. {@code FullDrillMatrixIT} runs every combination.
  */
 class QuickDrillsIT {
 
@@ -99,6 +100,19 @@ class QuickDrillsIT {
     DrillReport report = DrillRun.run(Drill.KILL_OWNER, DrillRun.settings("MODIFIED_ATTRIBUTE", "SYNC", "haproxy", 6, 20));
 
     assertThat(report.balancer()).startsWith("HAProxy");
+    assertThat(report.verdict().acknowledged()).isGreaterThan(60);
+    assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  /** docs/tomcat.md's httpd example ({@link HttpdBalancer}) in front of the nodes while the owner is SIGKILLed. */
+  @Test
+  void killOwnerThroughARealHttpd_sync_losesNothing() throws Exception {
+    assumeTrue(HttpdBalancer.installedVersion().isPresent(),
+        "apache2 is not installed (Debian: apt-get install apache2; .ci/run installs it): the Apache httpd drill is skipped");
+
+    DrillReport report = DrillRun.run(Drill.KILL_OWNER, DrillRun.settings("MODIFIED_ATTRIBUTE", "SYNC", "httpd", 6, 20));
+
+    assertThat(report.balancer()).startsWith("Apache httpd");
     assertThat(report.verdict().acknowledged()).isGreaterThan(60);
     assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
   }
