@@ -14,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -76,7 +77,8 @@ public final class BackupStore {
       long stale,
       long refusedInvalidated) {}
 
-  private record Tombstone(long epoch, long atMillis) {}
+  /** @param ended the session ended (invalidated, expired, or an id given up at login), not only moved to another node */
+  private record Tombstone(long epoch, long atMillis, boolean ended) {}
 
   public synchronized Message applyFull(NodeId owner, SessionSnapshot s) {
     Optional<Nack> refused = refuseTombstoned(s.id(), s.epoch());
@@ -156,7 +158,7 @@ public final class BackupStore {
       remove(id);
     }
     if (invalidate.reason() != Message.InvalidateReason.RELEASED) {
-      tombstones.put(id, new Tombstone(invalidate.epoch(), clock.millis()));
+      tombstone(id, invalidate.epoch(), true);
     }
     return new Ack(invalidate.epoch(), invalidate.version());
   }
@@ -183,7 +185,7 @@ public final class BackupStore {
           "backup is at " + h.epoch() + "/" + h.version() + ", id change is " + change.epoch() + "/" + change.version());
     }
     remove(change.oldId());
-    tombstones.put(change.oldId(), new Tombstone(change.epoch(), clock.millis()));
+    tombstone(change.oldId(), change.epoch(), true);
     h.owner(owner);
     h.changeId(change.newId(), change.version());
     put(h);
@@ -195,7 +197,46 @@ public final class BackupStore {
    * higher epoch, and a former owner that comes back must learn so ({@code INVALIDATED}) instead of being stored.
    */
   public synchronized void refuseUpTo(String id, long epoch) {
-    tombstones.put(id, new Tombstone(epoch, clock.millis()));
+    tombstone(id, epoch, false);
+  }
+
+  /**
+   * The session ended on this node, its owner: like {@link #refuseUpTo}, and remembered as ended for the tombstone's
+   * lifetime, so that this node never takes it back in from a copy some other member still holds.
+   */
+  public synchronized void ended(String id, long epoch) {
+    tombstone(id, epoch, true);
+  }
+
+  /**
+   * The epoch at which {@code id} ended (was invalidated, expired, or given up at login), if that was within the
+   * tombstone's lifetime: no copy at that epoch or older may be taken in again.
+   */
+  public synchronized OptionalLong endedAt(String id) {
+    Tombstone tombstone = tombstones.get(id);
+    boolean ended = tombstone != null && tombstone.ended() && clock.millis() - tombstone.atMillis() <= tombstoneTtl.toMillis();
+    return ended ? OptionalLong.of(tombstone.epoch()) : OptionalLong.empty();
+  }
+
+  /**
+   * Its owner says {@code id} ended at {@code epoch}: a copy held here at that epoch or older is dropped, and the
+   * session is remembered as ended. A copy at a later epoch (the session moved on after that end was decided by an
+   * owner that had been fenced) is kept.
+   */
+  public synchronized void endedElsewhere(String id, long epoch) {
+    HeldBackup held = entries.get(id);
+    if (held == null || held.epoch() <= epoch) {
+      remove(id);
+      tombstone(id, epoch, true);
+    }
+  }
+
+  /** A later tombstone never lowers the epoch refused, nor forgets that the session ended while the first lives. */
+  private void tombstone(String id, long epoch, boolean ended) {
+    long now = clock.millis();
+    Tombstone before = tombstones.get(id);
+    boolean live = before != null && now - before.atMillis() <= tombstoneTtl.toMillis();
+    tombstones.put(id, new Tombstone(live ? Math.max(epoch, before.epoch()) : epoch, now, ended || live && before.ended()));
   }
 
   /** The backup of {@code id} as it is now; the snapshot never changes afterwards. */
@@ -247,7 +288,7 @@ public final class BackupStore {
       if (!ownerAlive.test(entry.owner()) && entry.metadata().isExpiredAt(now, graceMillis)) {
         String id = entry.id();
         remove(id);
-        tombstones.put(id, new Tombstone(entry.epoch(), now));
+        tombstone(id, entry.epoch(), true);
         expired.add(id);
       }
     }

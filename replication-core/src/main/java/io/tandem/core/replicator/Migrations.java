@@ -13,6 +13,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.InstantSource;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Sessions moving between owners on request: this node taking over a session it does not hold live (promoting an
@@ -209,6 +210,12 @@ final class Migrations {
       }
       Optional<BackupStore.BackupEntry> backup = backups.take(id);
       if (backup.isEmpty()) {
+        OptionalLong ended = backups.endedAt(id);
+        if (ended.isPresent()) {
+          // The asker may hold a copy from before the end (a buddy that was frozen when it came): it must drop it.
+          return new Message.Nack(Message.Nack.Reason.INVALIDATED, ended.getAsLong(), 0,
+              "session " + id + " ended on " + local.value() + " at epoch " + ended.getAsLong());
+        }
         if (handedAway.contains(id)) {
           return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
               "session " + id + " was handed to another member a moment ago; ask every member");

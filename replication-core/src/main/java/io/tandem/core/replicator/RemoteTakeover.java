@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -152,6 +153,10 @@ final class RemoteTakeover {
         decided[0] = install(id, target, full.snapshot());
         return HopResult.DECIDED;
       }
+      if (answer instanceof Message.Nack ended && ended.reason() == Message.Nack.Reason.INVALIDATED) {
+        backups.endedElsewhere(id, ended.epoch()); // a copy here from before that end is stale
+        continue;
+      }
       if (!(answer instanceof Message.Nack nack) || nack.reason() != Message.Nack.Reason.UNKNOWN_SESSION) {
         elsewhere = true; // refused: owned by a live member, just handed away, or not confirmed after a pause
       }
@@ -198,9 +203,20 @@ final class RemoteTakeover {
         .get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
   }
 
-  /** Owns the session handed over by {@code holder} from now on, and queues it for this node's buddy. */
+  /**
+   * Owns the session handed over by {@code holder} from now on, and queues it for this node's buddy; unless it is a
+   * copy from before the session ended here (a buddy frozen while the user logged out kept one): the holder has let
+   * go of it, and it is not taken back in.
+   */
   private Acquisition install(String id, NodeId holder, SessionSnapshot moved) {
-    backups.refuseUpTo(id, moved.epoch() - 1); // the former holder's epoch: its late updates are refused here too
+    long heldAt = moved.epoch() - 1; // the holder's epoch: it hands a session over at the epoch after its own
+    OptionalLong ended = backups.endedAt(id);
+    if (ended.isPresent() && heldAt <= ended.getAsLong()) {
+      LOG.log(Level.INFO, "Session [{0}] ended here at epoch {1}; the copy {2} still held at epoch {3} was dropped, not"
+          + " taken back in", id, ended.getAsLong(), holder.value(), heldAt);
+      return Acquisition.NOWHERE;
+    }
+    backups.refuseUpTo(id, heldAt); // the former holder's epoch: its late updates are refused here too
     OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
     if (!owned.add(session)) {
       return promote.apply(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));

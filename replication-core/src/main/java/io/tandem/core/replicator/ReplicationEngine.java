@@ -164,8 +164,9 @@ public final class ReplicationEngine implements AutoCloseable {
           @Override
           public void ended(OwnedSession session) {
             quarantine().forget(session.id());
-            // Invalidation wins here too: no copy of this session at this epoch or older is stored here from now on.
-            backups().refuseUpTo(session.id(), session.epoch());
+            // Invalidation wins here too: no copy of this session at this epoch or older is stored or taken back in
+            // here from now on, nor handed to a member that asks (see Migrations).
+            backups().ended(session.id(), session.epoch());
           }
 
           @Override

@@ -21,6 +21,8 @@ import java.util.Objects;
 public final class InMemoryCluster implements AutoCloseable {
   private final Object lock = new Object();
   private final Map<NodeId, InMemoryMembership> members = new LinkedHashMap<>();
+  /** Members out of the view for now, see {@link #suspend}. */
+  private final Map<NodeId, InMemoryMembership> suspended = new LinkedHashMap<>();
   private MembershipView view = new MembershipView(0, List.of());
   private boolean closed;
 
@@ -59,6 +61,32 @@ public final class InMemoryCluster implements AutoCloseable {
       }
       member.silence();
       remove(member);
+    }
+  }
+
+  /**
+   * The node stops running for a while, as a SIGSTOPped process does: the others get a view without it, and it gets
+   * no view while it is out. Its engine keeps everything it held. {@link #thaw} brings it back.
+   */
+  public void suspend(NodeId id) {
+    synchronized (lock) {
+      InMemoryMembership member = members.get(id);
+      if (member == null) {
+        throw new IllegalArgumentException("no member " + id);
+      }
+      suspended.put(id, member);
+      remove(member);
+    }
+  }
+
+  /** A {@link #suspend suspended} node runs again and rejoins: every member, it too, gets a view with it. */
+  public void thaw(NodeId id) {
+    synchronized (lock) {
+      InMemoryMembership member = suspended.remove(id);
+      if (member == null) {
+        throw new IllegalArgumentException("no suspended member " + id);
+      }
+      add(member);
     }
   }
 
