@@ -34,7 +34,7 @@ final class BenchNode implements AutoCloseable {
   // a parallel one's threads would only queue for the same quota. The heap holds a step of several thousand users:
   // each keeps about four sessions alive (the one in use, and abandoned ones until they expire), and a replicating
   // node holds the other node's copies as well; a smaller heap made the nodes GC-bound, not CPU-bound.
-  private static final String JVM_OPTIONS = "-Xms2g -Xmx2g -XX:+UseSerialGC -XX:ActiveProcessorCount=1";
+  private static final String JVM_OPTIONS = "-Xms2g -Xmx2g -Xmn192m -XX:+UseSerialGC -XX:ActiveProcessorCount=1";
   private static final long CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, fixed at 100 on Linux for /proc
 
   final String name;
@@ -95,7 +95,10 @@ final class BenchNode implements AutoCloseable {
     env.put("CATALINA_BASE", base.toString());
     env.put("JAVA_HOME", System.getProperty("java.home"));
     // The recording is written when Tomcat stops (SIGTERM runs the JVM's shutdown hooks), for `jfr print` or JMC.
-    env.put("CATALINA_OPTS", JVM_OPTIONS + (flightRecording
+    // Every collection is logged (pauses and heap before and after): under the cap a full collection's pause is about
+    // four times its CPU time, long enough for failure detection to fire, and a step's verdict must be explainable.
+    String gcLog = " -Xlog:gc:file=" + base.resolve("logs/gc.log") + ":uptime,level,tags";
+    env.put("CATALINA_OPTS", JVM_OPTIONS + gcLog + (flightRecording
         ? " -XX:FlightRecorderOptions:stackdepth=256 -XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
         + base.resolve("node.jfr") : ""));
     env.remove("CATALINA_PID");
