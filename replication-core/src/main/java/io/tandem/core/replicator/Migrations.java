@@ -14,6 +14,7 @@ import java.lang.System.Logger.Level;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Sessions moving between owners on request: this node taking over a session it does not hold live (promoting an
@@ -41,7 +42,21 @@ final class Migrations {
 
     /** Forgets a session that was just fenced here, and tells the container to drop its copy. */
     void retireFenced(OwnedSession session, String reason);
+
+    /**
+     * Waits at most {@code nanos} until {@code peer} is out of {@link #view()} (the view dropped it, or its host
+     * refused a redial); true if it is.
+     */
+    boolean awaitGone(NodeId peer, long nanos) throws InterruptedException;
   }
+
+  /**
+   * A takeover from a backup's owner that failed sooner than this failed on a closed connection, not on a silence:
+   * the owner may be dying, and the transport's redial check says so within {@link #GONE_WAIT_NANOS}.
+   */
+  private static final long FAST_FAILURE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** How long such a takeover waits for the redial check's verdict (a refusal comes within milliseconds of the close). */
+  private static final long GONE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
   private final Transport transport;
   private final NodeId local;
@@ -101,6 +116,15 @@ final class Migrations {
     return Optional.empty();
   }
 
+  private boolean awaitGone(NodeId owner) {
+    try {
+      return engine.awaitGone(owner, GONE_WAIT_NANOS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /** The owner of this node's backup of {@code id} when that owner is another live member of the view. */
   private Optional<NodeId> liveOwnerOfBackup(String id) {
     MembershipView current = engine.view();
@@ -151,7 +175,14 @@ final class Migrations {
         // The owner may have handed the session to a third node a moment ago (its RELEASED to this node is still on
         // the way): promoting this copy would make a second owner at the same epoch, which nothing fences. The owner
         // hands it over itself, or says where it went.
-        return remote.acquire(id, liveOwner);
+        long asked = System.nanoTime();
+        Acquisition fromOwner = remote.acquire(id, liveOwner);
+        if (fromOwner.unavailable().isEmpty() || System.nanoTime() - asked > FAST_FAILURE_NANOS
+            || !awaitGone(liveOwner.get())) {
+          return fromOwner;
+        }
+        // The owner's connection closed and its host refused a new one: it died, as the view will say in a moment.
+        // Its backup is taken over here as it would be then, instead of answering 503 and making the user come back.
       }
       here = promoteBackup(id);
     }

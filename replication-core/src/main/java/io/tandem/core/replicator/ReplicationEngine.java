@@ -245,6 +245,22 @@ public final class ReplicationEngine implements AutoCloseable {
           public void retireFenced(OwnedSession session, String reason) {
             ReplicationEngine.this.retireFenced(session, reason);
           }
+
+          @Override
+          public boolean awaitGone(NodeId peer, long nanos) throws InterruptedException {
+            long deadline = System.nanoTime() + nanos;
+            while (true) {
+              long seen = views.current(); // before looking: a change after the look ends the wait below
+              MembershipView current = viewWithoutSuspects();
+              if (current == null || !current.contains(peer)) {
+                return true;
+              }
+              long left = deadline - System.nanoTime();
+              if (left <= 0 || !views.awaitChange(seen, left)) {
+                return false;
+              }
+            }
+          }
         });
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
         quarantine::isSuspect, unknown::appeared, counters, log);

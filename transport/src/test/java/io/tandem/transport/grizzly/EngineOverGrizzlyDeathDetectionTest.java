@@ -154,6 +154,28 @@ class EngineOverGrizzlyDeathDetectionTest {
     assertThat(cluster.currentView().contains(a.id())).isTrue();
   }
 
+  /**
+   * Regression test for takeovers answered 503 during a kill (the 3-node kill-owner drill counted them, each one a user
+   * coming back after its think time): the buddy asked the owner it still saw in the view for the session, the
+   * request failed at once on the closed connection, and the takeover was "unavailable" although the redial check
+   * was about to say the owner was gone. The takeover now waits for that verdict, briefly, and promotes its backup.
+   */
+  @Test
+  void twoNodes_killedOwner_aRequestAtItsBuddyRightAfterTheKill_takesTheBackupOverInsteadOf503() throws Exception {
+    Node a = start("a", patient());
+    Node b = start("b", patient());
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
+    a.engine().sessionCreated("s1", source());
+    assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
+
+    a.transport().close();
+    io.tandem.core.replicator.Acquisition acquired = b.engine().acquire("s1", "a");
+
+    assertThat(acquired.unavailable()).isEmpty();
+    assertThat(acquired.snapshot()).hasValueSatisfying(s -> assertThat(s.epoch()).isEqualTo(2));
+    assertThat(b.engine().owns("s1")).isTrue();
+  }
+
   @Test
   void hungBuddy_connectionOpenAndNoAnswers_isNotSuspected_theWriteIsUnconfirmed() throws Exception {
     ReplicationConfig quick = ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))
