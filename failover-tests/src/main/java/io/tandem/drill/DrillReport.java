@@ -1,5 +1,7 @@
 package io.tandem.drill;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
@@ -14,7 +16,7 @@ import java.util.stream.Collectors;
  *
  * @param nodes the cluster's size when the drill started
  * @param protectedAgainMillis from the last fault until every running node had a buddy and every session a copy
- *     there again; -1 if that did not happen within the drill's patience
+ *     there again; -1 if that did not happen within the drill's patience (null in the JSON)
  * @param notes what the drill's workload and faults add in words (the poison drill's answers per value kind, the
  *     time from the last logout to the kill)
  * @param violations rules the drill checks beyond the history, broken (rogue-member: the rogue entered the view,
@@ -29,11 +31,20 @@ record DrillReport(
     int users,
     List<Fault> faults,
     Verdict verdict,
-    long protectedAgainMillis,
+    @JsonIgnore long protectedAgainMillis,
     long durationMillis,
     List<String> notes,
     List<String> violations) {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  /**
+   * {@code protectedAgainMillis} as the JSON gives it: null, not -1, when two copies were not seen again (one node
+   * left, or not within the drill's patience), so that no report shows a raw -1.
+   */
+  @JsonProperty("protectedAgainMillis")
+  Long protectedAgainMillisOrNull() {
+    return protectedAgainMillis < 0 ? null : protectedAgainMillis;
+  }
 
   /**
    * SYNC must lose nothing and break no invariant; ASYNC's losses are reported as numbers, not failed. Invalidation

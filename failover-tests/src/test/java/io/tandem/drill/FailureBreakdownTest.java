@@ -85,6 +85,19 @@ class FailureBreakdownTest {
   }
 
   @Test
+  void twoCopiesNotSeenAgain_isNullInTheJson_neverMinusOne() {
+    Verdict verdict = new HistoryChecker(false).check(List.of(), Map.of(), Set.of(), List.of());
+    DrillReport notSeen = new DrillReport("kill-owner", "SESSION", "SYNC", "sticky", 2, 6, List.of(), verdict, -1, 100,
+        List.of(), List.of());
+    DrillReport seen = new DrillReport("kill-owner", "SESSION", "SYNC", "sticky", 3, 6, List.of(), verdict, 480, 100,
+        List.of(), List.of());
+
+    assertThat(notSeen.toJson()).contains("\"protectedAgainMillis\" : null").doesNotContain(": -1");
+    assertThat(notSeen.toHuman()).contains("two copies again not seen within the drill's patience");
+    assertThat(seen.toJson()).contains("\"protectedAgainMillis\" : 480");
+  }
+
+  @Test
   void noFailures_noBreakdown() {
     assertThat(FailureBreakdown.describe(FailureBreakdown.of(List.of(), Outcome.FAILED))).isEmpty();
   }
