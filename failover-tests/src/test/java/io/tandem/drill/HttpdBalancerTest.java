@@ -84,7 +84,7 @@ class HttpdBalancerTest {
   }
 
   /** docs/tomcat.md, found from the module's directory (where the tests run) or the repository's root. */
-  private static Path docs() {
+  static Path docs() {
     for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
       Path docs = dir.resolve("docs/tomcat.md");
       if (Files.isRegularFile(docs)) {
