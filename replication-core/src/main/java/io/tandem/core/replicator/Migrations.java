@@ -50,13 +50,6 @@ final class Migrations {
     boolean awaitGone(NodeId peer, long nanos) throws InterruptedException;
   }
 
-  /**
-   * A takeover from a backup's owner that failed sooner than this failed on a closed connection, not on a silence:
-   * the owner may be dying, and the transport's redial check says so within {@link #GONE_WAIT_NANOS}.
-   */
-  private static final long FAST_FAILURE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-  /** How long such a takeover waits for the redial check's verdict (a refusal comes within milliseconds of the close). */
-  private static final long GONE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
   private final Transport transport;
   private final NodeId local;
@@ -74,6 +67,7 @@ final class Migrations {
    * everywhere rather than concluding that it exists nowhere.
    */
   private final RecentIds handedAway;
+  private final long ackTimeoutNanos;
 
   static final int HANDED_AWAY_CAPACITY = 100_000;
 
@@ -93,6 +87,7 @@ final class Migrations {
     // As long as a buddy keeps a tombstone (a cookie naming this node can outlive 30 s by far), and room for a
     // whole node's sessions handed away at once in a rolling restart.
     this.handedAway = new RecentIds(clock, config.tombstoneTtl(), HANDED_AWAY_CAPACITY);
+    this.ackTimeoutNanos = config.ackTimeout().toNanos();
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
         counters, log, unknown, engine::view, this::promote);
   }
@@ -118,7 +113,9 @@ final class Migrations {
 
   private boolean awaitGone(NodeId owner) {
     try {
-      return engine.awaitGone(owner, GONE_WAIT_NANOS);
+      // The redial check's refusal comes within milliseconds of the close on a quiet machine; a loaded one gets as
+      // long as a reply would.
+      return engine.awaitGone(owner, ackTimeoutNanos);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
@@ -177,14 +174,18 @@ final class Migrations {
         // hands it over itself, or says where it went.
         long asked = System.nanoTime();
         Acquisition fromOwner = remote.acquire(id, liveOwner);
-        if (fromOwner.unavailable().isEmpty() || System.nanoTime() - asked > FAST_FAILURE_NANOS
+        // Failing before the ack timeout, it failed on a closed connection, not on a silence: the owner may be dying
+        // (a killed JVM's connections close some 100 ms after the kill), and the redial check will say so.
+        if (fromOwner.unavailable().isEmpty() || System.nanoTime() - asked >= ackTimeoutNanos
             || !awaitGone(liveOwner.get())) {
           return fromOwner;
         }
         // The owner's connection closed and its host refused a new one: it died, as the view will say in a moment.
         // Its backup is taken over here as it would be then, instead of answering 503 and making the user come back.
       }
-      here = promoteBackup(id);
+      // Adopted or still a backup: once this node suspected the owner it adopts that owner's sessions itself, maybe
+      // while this request waited for the verdict.
+      here = promote(id);
     }
     if (here.isPresent()) {
       return Acquisition.found(here.get());
