@@ -18,8 +18,9 @@ import java.util.Optional;
  * @param ackTimeouts SYNC waits given up on a buddy that did not acknowledge within the ack and settle timeouts while it
  *     stayed the buddy (the session was then re-sent or the request answered 503), and ASYNC updates not acknowledged in
  *     time (re-sent)
- * @param slowAcks SYNC acknowledgements that came after {@code ackTimeout}, from a buddy whose connection stayed open:
- *     the request waited for them instead of re-sending (a sign of a buddy behind: CPU, collection pauses)
+ * @param slowAcks SYNC waits that went past {@code ackTimeout} on a buddy whose connection stayed open: the request
+ *     went on waiting for that acknowledgement instead of re-sending (a sign of a buddy behind: CPU, collection pauses);
+ *     one that then gave up counts in {@code ackTimeouts} too
  * @param attributesNotReplicable attribute values that could not be serialized (class not allowed, not
  *     serializable, too large); in SYNC each one a 500 for the request that set it
  */
