@@ -79,6 +79,8 @@ final class OwnerWrites {
   private final RateLimitedLog log;
   private final InstantSource clock;
   private final Engine engine;
+  /** {@code ackTimeout} + {@code settleTimeout}, the longest a SYNC request waits in all: computed once, not per send. */
+  private final Duration syncWait;
 
   /** @param outbox the ASYNC queue, or null in SYNC mode */
   OwnerWrites(ReplicationConfig config, Transport transport, FlushRules rules, OwnedSessions owned,
@@ -96,6 +98,7 @@ final class OwnerWrites {
     this.log = log;
     this.clock = clock;
     this.engine = engine;
+    this.syncWait = config.ackTimeout().plus(config.settleTimeout());
   }
 
   // ---- a request's flush ---------------------------------------------------------------------------------------
@@ -169,7 +172,7 @@ final class OwnerWrites {
   }
 
   private Duration syncWait() {
-    return config.ackTimeout().plus(config.settleTimeout());
+    return syncWait;
   }
 
   private void countSent(SessionUpdate update) {
