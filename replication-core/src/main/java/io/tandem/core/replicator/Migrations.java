@@ -260,9 +260,23 @@ final class Migrations {
         backups.applyFull(backup.get().owner(), snapshot);
         return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, snapshot.epoch(), snapshot.version(), "backup is at epoch " + snapshot.epoch());
       }
-      backups.refuseUpTo(id, snapshot.epoch());
+      backups.refuseUpTo(id, refusedAfterHandingOut(backup.get(), requester));
     }
     counters.sessionsMigratedOut.increment();
     return new Message.FullSession(new SessionSnapshot(id, newEpoch, snapshot.version(), snapshot.metadata(), snapshot.attributes()));
+  }
+
+  /**
+   * The epoch up to which this node refuses a session's updates once it handed its backup out: the backup's, so that
+   * its owner, fenced by the move, cannot store a late write here; but one less when the asker is that owner itself.
+   * An owner asks for its own session when it restarted, and also when one of its requests looked for the session
+   * while the node adopted it meanwhile (a handoff arrived, and its copy reached this buddy before the ask did). The
+   * asker then keeps the session it owns, drops the copy it was sent, and goes on writing at its epoch: refusing that
+   * epoch here would fence the only live copy, with the backup gone (the rolling-restart drill lost a session so).
+   * Its writes at that epoch re-protect the session here (a delta finds no backup, and the full session follows).
+   */
+  private static long refusedAfterHandingOut(BackupStore.BackupEntry handedOut, NodeId requester) {
+    long epoch = handedOut.snapshot().epoch();
+    return handedOut.owner().equals(requester) ? epoch - 1 : epoch;
   }
 }

@@ -8,6 +8,7 @@ import io.tandem.core.session.Blob;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Transport;
 import io.tandem.core.testing.InMemoryCluster;
 import io.tandem.core.testing.InMemoryNetwork;
 import io.tandem.core.testing.ManualClock;
@@ -69,7 +70,7 @@ final class EngineCluster implements AutoCloseable {
     ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, clock, listener,
         () -> System.nanoTime() / 1_000_000 + frozen.get(), index);
     engine.start();
-    Node node = new Node(engine, codec, listener);
+    Node node = new Node(engine, codec, listener, transport);
     nodes.put(id, node);
     return node;
   }
@@ -106,12 +107,15 @@ final class EngineCluster implements AutoCloseable {
     final ReplicationEngine engine;
     final AttributeCodec codec;
     final RecordingListener listener;
+    /** The node's own transport, to send what its engine would (a test plays a race the engine rarely loses). */
+    final Transport transport;
     final Map<String, TestSession> sessions = new ConcurrentHashMap<>();
 
-    Node(ReplicationEngine engine, AttributeCodec codec, RecordingListener listener) {
+    Node(ReplicationEngine engine, AttributeCodec codec, RecordingListener listener, Transport transport) {
       this.engine = engine;
       this.codec = codec;
       this.listener = listener;
+      this.transport = transport;
     }
 
     TestSession create(String id) {
