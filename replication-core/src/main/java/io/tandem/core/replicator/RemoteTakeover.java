@@ -30,8 +30,9 @@ import java.util.function.Supplier;
  * turn with a single {@link Message.Migrate} at epoch 0, meaning "the epoch after yours": the holder hands the
  * session over in its answer, so a session found where its route says takes one round trip. Every member is asked
  * ({@link Locator}, then a migrate from the best holder) only when one of them answered that the session exists but
- * is not theirs to give, or when both said they do not hold it while the view changed a moment ago (sessions may
- * still be on their way). When both said no in a settled view, the id is remembered as unknown ({@link
+ * is not theirs to give, when both said they do not hold it while the view changed a moment ago (sessions may
+ * still be on their way), or when the route names this node itself (it held the session, and lost it to a fence or
+ * a move that may have gone anywhere). When both said no in a settled view, the id is remembered as unknown ({@link
  * UnknownSessions}), so that the same cookie costs no message again for a while.
  *
  * <p>Implementation notes: no state of its own; runs on the request thread that takes the session over (at most
@@ -107,7 +108,9 @@ final class RemoteTakeover {
       if (hop == HopResult.DECIDED) {
         return decided[0];
       }
-      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged()) {
+      // A route naming this node says the session was here, and this node no longer holds it: it was fenced or
+      // handed away, maybe to a node whose buddy is not this node's successor. Only every member can say where.
+      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !route.get().equals(local)) {
         unknown.remember(id, token);
         return Acquisition.NOWHERE;
       }

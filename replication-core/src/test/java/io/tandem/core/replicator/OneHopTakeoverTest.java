@@ -248,6 +248,32 @@ class OneHopTakeoverTest {
     assertThat(acquired.snapshot().map(n2::decode)).contains(Map.of("cart", "book"));
   }
 
+  /**
+   * Regression for a session lost after a partition healed (QuickDrillsIT's partition drill in CI: "write 269 on n3
+   * found seq -1 after write 266 was acknowledged by n3"): the node the route names had just lost its copy (fenced),
+   * its ring successor held none, and the one hop concluded that the session existed nowhere while another member
+   * held it. When the route names this node itself, this node knows the session was here: it asks every member.
+   * Here the session moved on from its route's node to a node whose buddy is not that node's successor.
+   */
+  @Test
+  void aTabCarryingThisNodesOwnRoute_afterTheSessionMovedOn_findsItWhereItWent() throws Exception {
+    start("n1", "n2", "n3", "n4"); // n1 → n2 → n3 → n4 → n1
+    settle();
+    ownerOfS1OnN1WithBackupOnN2();
+    EngineCluster.Node n3 = cluster.node("n3");
+    assertThat(n3.engine.acquire("s1", "n1").snapshot()).isPresent(); // n3 owns it, its copy is on n4
+    await().atMost(AWAIT).until(() -> cluster.node("n4").backup("s1").isPresent()
+        && cluster.node("n2").backup("s1").isEmpty());
+    settle();
+
+    EngineCluster.Node n1 = cluster.node("n1");
+    Acquisition acquired = n1.engine.acquire("s1", "n1");
+
+    assertThat(acquired.snapshot().map(n1::decode)).contains(Map.of("cart", "book"));
+    assertThat(n1.engine.owns("s1")).isTrue();
+    assertThat(n3.engine.owns("s1")).isFalse();
+  }
+
   @Test
   void aSilentRouteNode_makesTheSessionUnavailable_notAbsent() throws Exception {
     start();
