@@ -151,6 +151,11 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public long getMisjudgedViews() {
+    return stats().misjudgedViews();
+  }
+
+  @Override
   public long getRefusedPeers() {
     return transport.stats().authenticationFailures();
   }

@@ -56,6 +56,9 @@ public interface ReplicationMXBean {
   /** Times this JVM did not run for longer than the pause threshold and put itself in quarantine. */
   long getPausesDetected();
 
+  /** Views of this node alone that dropped a member still sending it replication traffic (quarantine, no adoption). */
+  long getMisjudgedViews();
+
   /** Peers that spoke the handshake and were refused: wrong secret, another cluster or protocol version. */
   long getRefusedPeers();
 

@@ -7,8 +7,10 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -91,14 +93,35 @@ final class Quarantine {
     }
   }
 
-  /** A new view: losing half of it at once may mean this node is the one cut off. */
-  void viewChanged(MembershipView previous, MembershipView next) {
-    if (shrinks.lostMajority(next.memberIds().size())) {
-      pauses.isolated(owned.all().stream().map(OwnedSession::id).toList());
+  /**
+   * A new view: losing half of it at once may mean this node is the one cut off; and a view of this node alone that
+   * dropped members it still hears from (their replication traffic reached it a moment ago, over connections still
+   * open) is the membership misjudging them: they run, and may be taking this node for dead as it takes them, each
+   * side adopting the other's sessions and acknowledging writes that the merge then loses. A member that was killed,
+   * frozen or cut off sends nothing before it is dropped (its connections close, or the view waits out its silence),
+   * so a real death leaves the survivor acting alone as before.
+   *
+   * @param stillHeard the members {@code next} dropped that sent this node a frame within the last moment
+   */
+  void viewChanged(MembershipView previous, MembershipView next, Set<NodeId> stillHeard) {
+    boolean lostMajority = shrinks.lostMajority(next.memberIds().size());
+    if (lostMajority) {
+      isolate();
       LOG.log(Level.WARNING, "Node {0}: the view shrank to {2} (from {1}) within moments; this node may be the one cut "
           + "off. Until it sees other members again its sessions are confirmed before they are served and no backup is "
           + "adopted", local.value(), previous, next);
+    } else if (!stillHeard.isEmpty() && next.memberIds().equals(List.of(local))) {
+      counters.misjudgedViews.increment();
+      isolate();
+      LOG.log(Level.WARNING, "Node {0}: the view shows it alone (from {1}), but {2} sent it replication traffic a moment "
+          + "ago over connections still open: the membership may be wrong about them, and they may be taking this node "
+          + "for dead too. Until it sees other members again its sessions are confirmed before they are served and no "
+          + "backup is adopted", local.value(), previous, stillHeard);
     }
+  }
+
+  private void isolate() {
+    pauses.isolated(owned.all().stream().map(OwnedSession::id).toList());
   }
 
   /** Whether adopting backups (or promoting one without asking) must wait. */

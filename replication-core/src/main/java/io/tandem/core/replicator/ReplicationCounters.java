@@ -14,6 +14,7 @@ final class ReplicationCounters {
   final LongAdder gapResends = new LongAdder();
   final LongAdder ackTimeouts = new LongAdder();
   final LongAdder slowAcks = new LongAdder();
+  final LongAdder misjudgedViews = new LongAdder();
   final LongAdder sendFailures = new LongAdder();
   final LongAdder refusedByBuddy = new LongAdder();
   final LongAdder sessionsFenced = new LongAdder();

@@ -22,6 +22,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -59,6 +60,12 @@ import java.util.function.LongSupplier;
  */
 public final class ReplicationEngine implements AutoCloseable {
   private static final Logger LOG = System.getLogger(ReplicationEngine.class.getName());
+  /**
+   * How recently a member the view drops must have sent a frame for the drop to be doubted. Hazelcast drops a silent
+   * member after at least two seconds without a heartbeat (heartbeatInterval 1 s + 1), and a killed one after its
+   * connections closed, which closes this node's too; a member heard within one second was neither.
+   */
+  private static final Duration STILL_HEARD = Duration.ofSeconds(1);
 
   private final ReplicationConfig config;
   private final Transport transport;
@@ -492,11 +499,12 @@ public final class ReplicationEngine implements AutoCloseable {
     if (previous != null && next.viewId() <= previous.viewId()) {
       return;
     }
+    Set<NodeId> stillHeard = droppedButStillHeard(previous, next); // before the transport lets go of them
     transport.updatePeers(next);
     synchronized (ringLock) {
       view = next;
       unknown.viewChanged(); // sessions move on a view change: what was found nowhere before may be somewhere now
-      quarantine.viewChanged(previous, next);
+      quarantine.viewChanged(previous, next, stillHeard);
       suspects.retainMembersOf(next);
       followRing(next); // SYNC writes waiting on a failed buddy retry with the buddy this view names
     }
@@ -511,6 +519,25 @@ public final class ReplicationEngine implements AutoCloseable {
       }
     }
     owned.recoveryStarted();
+  }
+
+  /**
+   * The members {@code next} drops that sent this node a frame within {@link #STILL_HEARD} over a connection still
+   * open. The membership drops a member after seconds of silence (a frozen or cut-off one) or once its connections
+   * closed (a killed or stopped one): one heard from a moment ago is alive, and the view is wrong about it.
+   */
+  private Set<NodeId> droppedButStillHeard(MembershipView previous, MembershipView next) {
+    if (previous == null) {
+      return Set.of();
+    }
+    Set<NodeId> heard = new HashSet<>();
+    for (NodeId member : previous.memberIds()) {
+      if (!member.equals(local) && !next.contains(member) && !suspects.isSuspected(member)
+          && transport.heardFromWithin(member, STILL_HEARD)) {
+        heard.add(member);
+      }
+    }
+    return heard;
   }
 
   /**
@@ -825,7 +852,8 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.backupsExpired.sum(),
         counters.pausesDetected.sum(),
         counters.unconfirmedWrites.sum(),
-        counters.slowAcks.sum());
+        counters.slowAcks.sum(),
+        counters.misjudgedViews.sum());
   }
 
   /**

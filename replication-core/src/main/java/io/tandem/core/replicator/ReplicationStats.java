@@ -21,6 +21,8 @@ import java.util.Optional;
  * @param slowAcks SYNC waits that went past {@code ackTimeout} on a buddy whose connection stayed open: the request
  *     went on waiting for that acknowledgement instead of re-sending (a sign of a buddy behind: CPU, collection pauses);
  *     one that then gave up counts in {@code ackTimeouts} too
+ * @param misjudgedViews views that showed this node alone while a member they dropped was still sending it replication
+ *     traffic over an open connection: the node went into quarantine rather than adopt that member's sessions
  * @param attributesNotReplicable attribute values that could not be serialized (class not allowed, not
  *     serializable, too large); in SYNC each one a 500 for the request that set it
  */
@@ -56,4 +58,5 @@ public record ReplicationStats(
     long backupsExpired,
     long pausesDetected,
     long unconfirmedWrites,
-    long slowAcks) {}
+    long slowAcks,
+    long misjudgedViews) {}

@@ -64,6 +64,16 @@ public interface Transport extends AutoCloseable {
    */
   default void watchPeers(PeerWatcher watcher) {}
 
+  /**
+   * Whether {@code peer} sent this node a frame within {@code within} over a connection that is still open: it ran
+   * and reached this node that recently. A membership view that drops such a peer may be wrong about it (a frozen,
+   * cut-off or killed peer sends nothing, or its connection closes). A transport that does not track it says false,
+   * and the engine trusts the view as before.
+   */
+  default boolean heardFromWithin(NodeId peer, Duration within) {
+    return false;
+  }
+
   @Override
   void close();
 }

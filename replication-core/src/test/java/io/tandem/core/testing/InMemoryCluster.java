@@ -90,6 +90,27 @@ public final class InMemoryCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * The membership takes every member for dead while all of them run and their network works, as when a failure
+   * detector misjudges (Hazelcast's master stopped heartbeating for longer than the timeout): each member gets a view
+   * of itself alone. {@link #reunite} ends it.
+   */
+  public void isolateEach() {
+    synchronized (lock) {
+      for (InMemoryMembership member : members.values()) {
+        view = new MembershipView(view.viewId() + 1, List.of(member.member()));
+        member.offer(view);
+      }
+    }
+  }
+
+  /** After {@link #isolateEach}: every member gets a view of all members again. */
+  public void reunite() {
+    synchronized (lock) {
+      publish();
+    }
+  }
+
   /** The latest view the cluster issued. */
   public MembershipView currentView() {
     synchronized (lock) {

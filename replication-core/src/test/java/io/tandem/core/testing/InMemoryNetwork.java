@@ -289,6 +289,7 @@ public final class InMemoryNetwork implements AutoCloseable {
       handler = exchange.receiver.handler();
     }
     delivered.computeIfAbsent(new Link(exchange.from, exchange.to), k -> new AtomicLong()).incrementAndGet();
+    exchange.receiver.heard(exchange.from);
     Message request;
     try {
       request = wireHook.apply(exchange.request);
@@ -332,6 +333,7 @@ public final class InMemoryNetwork implements AutoCloseable {
         return;
       }
     }
+    exchange.sender.heard(exchange.to);
     if (failure != null) {
       exchange.result.completeExceptionally(new RemoteHandlerException(exchange.to, detail(failure)));
       return;
@@ -402,6 +404,19 @@ public final class InMemoryNetwork implements AutoCloseable {
       return new PeerUnreachableException(to, "partitioned from " + sender.localNode());
     }
     return null;
+  }
+
+  /**
+   * Whether {@code peer} can still reach {@code listener} now, as an open connection that carries its frames would:
+   * it runs (not crashed, closed or hung) and no partition separates them. A real transport sees a killed peer's
+   * connection close; a hung or cut-off one simply goes silent, which {@link InMemoryTransport#heardFromWithin} must
+   * see at once since tests change views without waiting.
+   */
+  boolean canHear(NodeId listener, NodeId peer) {
+    synchronized (lock) {
+      InMemoryTransport transport = nodes.get(peer);
+      return transport != null && isAlive(transport) && !hung.contains(peer) && !separated(listener, peer);
+    }
   }
 
   private boolean isAlive(InMemoryTransport transport) {

@@ -34,6 +34,8 @@ public final class InMemoryTransport implements Transport {
   private volatile RequestHandler handler;
   private volatile boolean closed;
   private volatile MembershipView view;
+  /** When each peer's last request or reply reached this node (System.nanoTime); written by the network's threads. */
+  private final ConcurrentMap<NodeId, Long> lastHeard = new ConcurrentHashMap<>();
 
   InMemoryTransport(InMemoryNetwork network, NodeId id, Duration requestTimeout, int maxInFlight) {
     this.network = network;
@@ -96,6 +98,17 @@ public final class InMemoryTransport implements Transport {
     result.whenComplete((reply, failure) -> count.decrementAndGet());
     network.send(this, peer, message, result);
     return result;
+  }
+
+  @Override
+  public boolean heardFromWithin(NodeId peer, Duration within) {
+    Long heard = lastHeard.get(peer);
+    return heard != null && !closed && System.nanoTime() - heard <= within.toNanos() && network.canHear(id, peer);
+  }
+
+  /** The network delivered a request or a reply from {@code peer}. */
+  void heard(NodeId peer) {
+    lastHeard.put(peer, System.nanoTime());
   }
 
   /** Outstanding requests to {@code peer}. */

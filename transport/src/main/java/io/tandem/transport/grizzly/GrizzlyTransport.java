@@ -816,6 +816,23 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     return counters.refusedRedials.sum();
   }
 
+  /**
+   * Looks at every connection with {@code peer} (the one each side dialed): called on view changes only, so a scan
+   * costs nothing on the request path, where a read only stores its time.
+   */
+  @Override
+  public boolean heardFromWithin(NodeId peer, Duration within) {
+    long now = nanoClock.getAsLong();
+    for (PeerConnection connection : byConnection.values()) {
+      long heard = connection.lastFrameAt();
+      if (heard != 0 && peer.equals(connection.peer()) && connection.state() == PeerConnection.State.READY
+          && now - heard <= within.toNanos()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether an authenticated connection to {@code peer} is ready for requests. */
   boolean connectedTo(NodeId peer) {
     return ready.containsKey(peer);

@@ -47,6 +47,8 @@ final class PeerConnection {
   private final java.util.concurrent.atomic.AtomicBoolean unauthenticatedSlot;
   /** When the frame now half read started, or 0 between frames. */
   private volatile long frameStartedAt;
+  /** When a read last completed a frame, or 0 before the first; written by the read thread, read by anyone. */
+  private volatile long lastFrameAt;
   private volatile State state;
   private volatile NodeId peer;
   private volatile Blob peerNonce;
@@ -81,6 +83,9 @@ final class PeerConnection {
    * a frame and left another half read started that one during this read.
    */
   void afterRead(long now, boolean completedAFrame) {
+    if (completedAFrame) {
+      lastFrameAt = now == 0 ? 1 : now;
+    }
     if (!decoder.inFrame()) {
       frameStartedAt = 0;
     } else if (completedAFrame || frameStartedAt == 0) {
@@ -90,6 +95,11 @@ final class PeerConnection {
 
   long frameStartedAt() {
     return frameStartedAt;
+  }
+
+  /** When a read last completed a frame on the transport's clock, or 0 if none did yet. */
+  long lastFrameAt() {
+    return lastFrameAt;
   }
 
   State state() {
