@@ -1,6 +1,5 @@
 package io.tandem.drill;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A real HAProxy in front of the nodes, configured as docs/tomcat.md's load-balancer example: the session id's
@@ -16,32 +14,17 @@ import java.util.concurrent.TimeUnit;
  * HTTP health checks take a dead or hung node out of the rotation. Runs as a child process the drill started.
  */
 final class HaproxyBalancer implements LoadBalancer {
-  private final Process process;
-  private final int port;
+  private final BalancerProcess process;
   private final String version;
-  private final HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(8));
 
-  private HaproxyBalancer(Process process, int port, String version) {
+  private HaproxyBalancer(BalancerProcess process, String version) {
     this.process = process;
-    this.port = port;
     this.version = version;
   }
 
   /** The {@code haproxy} on the PATH, or empty when it is not installed. */
   static Optional<String> installedVersion() {
-    try {
-      Process probe = new ProcessBuilder("haproxy", "-v").redirectErrorStream(true).start();
-      String output = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!probe.waitFor(10, TimeUnit.SECONDS) || probe.exitValue() != 0) {
-        return Optional.empty();
-      }
-      return Optional.of(output.lines().findFirst().orElse("HAProxy").trim());
-    } catch (IOException e) {
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.empty();
-    }
+    return BalancerProcess.firstLineOf("haproxy", "-v").map(line -> line.isEmpty() ? "HAProxy" : line);
   }
 
   static HaproxyBalancer start(List<TomcatProcess> nodes, Path work) throws Exception {
@@ -50,13 +33,9 @@ final class HaproxyBalancer implements LoadBalancer {
     int port = DrillCluster.freePort();
     Path config = work.resolve("haproxy.cfg");
     Files.writeString(config, config(nodes, port), StandardCharsets.UTF_8);
-    Process process = new ProcessBuilder("haproxy", "-db", "-f", config.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(work.resolve("haproxy.log").toFile())
-        .start();
-    HaproxyBalancer balancer = new HaproxyBalancer(process, port, version);
-    balancer.awaitServing(Duration.ofSeconds(30), work);
-    return balancer;
+    Path log = work.resolve("haproxy.log");
+    return new HaproxyBalancer(BalancerProcess.start("haproxy", List.of("haproxy", "-db", "-f", config.toString()), log,
+        port, log, Duration.ofSeconds(30)), version);
   }
 
   /**
@@ -91,20 +70,6 @@ final class HaproxyBalancer implements LoadBalancer {
     return cfg.toString();
   }
 
-  private void awaitServing(Duration timeout, Path work) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException("haproxy exited at start; see " + work.resolve("haproxy.log"));
-      }
-      if (http.send("http://127.0.0.1:" + port, "/app/status.jsp", null, null).status() == 200) {
-        return;
-      }
-      Thread.sleep(100); // haproxy binds and runs its first health checks; bounded by the deadline
-    }
-    throw new IllegalStateException("haproxy did not serve within " + timeout + "; see " + work.resolve("haproxy.log"));
-  }
-
   @Override
   public String describe() {
     return version;
@@ -112,19 +77,11 @@ final class HaproxyBalancer implements LoadBalancer {
 
   @Override
   public Answer send(String pathAndQuery, Map<String, String> form, String sessionId, int home) {
-    return http.send("http://127.0.0.1:" + port, pathAndQuery, form, sessionId);
+    return process.send(pathAndQuery, form, sessionId);
   }
 
   @Override
   public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      process.destroyForcibly();
-    }
+    process.close();
   }
 }

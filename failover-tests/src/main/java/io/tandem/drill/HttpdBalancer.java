@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -30,14 +29,11 @@ final class HttpdBalancer implements LoadBalancer {
   /** One BalancerMember: a node's address and its Tomcat's jvmRoute. */
   record Member(String host, int port, String route) {}
 
-  private final Process process;
-  private final int port;
+  private final BalancerProcess process;
   private final String version;
-  private final HttpExchange http = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(8));
 
-  private HttpdBalancer(Process process, int port, String version) {
+  private HttpdBalancer(BalancerProcess process, String version) {
     this.process = process;
-    this.port = port;
     this.version = version;
   }
 
@@ -49,21 +45,9 @@ final class HttpdBalancer implements LoadBalancer {
     if (!Files.isExecutable(APACHE2) || !Files.isRegularFile(MODULES.resolve("mod_proxy_hcheck.so"))) {
       return Optional.empty();
     }
-    try {
-      Process probe = new ProcessBuilder(APACHE2.toString(), "-v").redirectErrorStream(true).start();
-      String output = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!probe.waitFor(10, TimeUnit.SECONDS) || probe.exitValue() != 0) {
-        return Optional.empty();
-      }
-      // "Server version: Apache/2.4.71 (Debian)" then "Server built: ..."
-      String server = output.lines().findFirst().orElse("").replaceFirst("^Server version:\\s*Apache/", "").trim();
-      return Optional.of(("Apache httpd " + server).trim());
-    } catch (IOException e) {
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.empty();
-    }
+    // "Server version: Apache/2.4.71 (Debian)" then "Server built: ..."
+    return BalancerProcess.firstLineOf(APACHE2.toString(), "-v")
+        .map(line -> ("Apache httpd " + line.replaceFirst("^Server version:\\s*Apache/", "").trim()).trim());
   }
 
   static HttpdBalancer start(List<TomcatProcess> nodes, Path work) throws Exception {
@@ -74,18 +58,8 @@ final class HttpdBalancer implements LoadBalancer {
     Path root = work.toAbsolutePath().resolve("httpd");
     Path config = writeServerRoot(members(nodes), port, root);
     // -DFOREGROUND: httpd's parent stays the process started here, so it is stopped by its own PID.
-    Process process = new ProcessBuilder(APACHE2.toString(), "-f", config.toString(), "-DFOREGROUND")
-        .redirectErrorStream(true)
-        .redirectOutput(root.resolve("logs/console.log").toFile())
-        .start();
-    HttpdBalancer balancer = new HttpdBalancer(process, port, version);
-    try {
-      balancer.awaitServing(Duration.ofSeconds(30), root);
-    } catch (RuntimeException | InterruptedException e) {
-      balancer.close();
-      throw e;
-    }
-    return balancer;
+    return new HttpdBalancer(BalancerProcess.start("apache2", List.of(APACHE2.toString(), "-f", config.toString(),
+        "-DFOREGROUND"), root.resolve("logs/console.log"), port, root.resolve("logs"), Duration.ofSeconds(30)), version);
   }
 
   /** httpd's own ServerRoot: {@code httpd.conf}, {@code logs/}, {@code run/} and {@code modules} (Debian's); returns the conf. */
@@ -164,20 +138,6 @@ final class HttpdBalancer implements LoadBalancer {
         """.formatted(BALANCER, balancerMembers);
   }
 
-  private void awaitServing(Duration timeout, Path root) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException("apache2 exited at start; see " + root.resolve("logs"));
-      }
-      if (http.send("http://127.0.0.1:" + port, "/app/status.jsp", null, null).status() == 200) {
-        return;
-      }
-      Thread.sleep(100); // httpd binds and starts its workers; bounded by the deadline
-    }
-    throw new IllegalStateException("apache2 did not serve within " + timeout + "; see " + root.resolve("logs"));
-  }
-
   @Override
   public String describe() {
     return version;
@@ -185,23 +145,12 @@ final class HttpdBalancer implements LoadBalancer {
 
   @Override
   public Answer send(String pathAndQuery, Map<String, String> form, String sessionId, int home) {
-    return http.send("http://127.0.0.1:" + port, pathAndQuery, form, sessionId);
+    return process.send(pathAndQuery, form, sessionId);
   }
 
   /** SIGTERM to httpd's parent, which stops its workers; if it does not exit, it and its workers are SIGKILLed. */
   @Override
   public void close() {
-    List<ProcessHandle> workers = process.descendants().toList();
-    process.destroy();
-    try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        workers.forEach(ProcessHandle::destroyForcibly);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      process.destroyForcibly();
-      workers.forEach(ProcessHandle::destroyForcibly);
-    }
+    process.close();
   }
 }
