@@ -127,6 +127,11 @@ final class TappedTransport implements Transport {
     return probe(message, delegate.requestBatched(peer, message));
   }
 
+  @Override
+  public CompletableFuture<Message> requestBatched(NodeId peer, Message message, java.time.Duration timeout) {
+    return probe(message, delegate.requestBatched(peer, message, timeout));
+  }
+
   private CompletableFuture<Message> probe(Message message, CompletableFuture<Message> reply) {
     if (message.type() == MessageType.SESSION_DELTA && !probed.get() && probed.compareAndSet(false, true)) {
       requestFrameBytes = frameBytes(message, false);

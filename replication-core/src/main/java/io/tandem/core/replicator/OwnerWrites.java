@@ -79,7 +79,10 @@ final class OwnerWrites {
   private final RateLimitedLog log;
   private final InstantSource clock;
   private final Engine engine;
-  /** {@code ackTimeout} + {@code settleTimeout}, the longest a SYNC request waits in all: computed once, not per send. */
+  /**
+   * {@code ackTimeout} + {@code settleTimeout}, the longest a SYNC request waits in all, and how long an ASYNC update's
+   * reply may take: computed once, not per send.
+   */
   private final Duration syncWait;
 
   /** @param outbox the ASYNC queue, or null in SYNC mode */
@@ -458,8 +461,14 @@ final class OwnerWrites {
     } else {
       message = (Message) item;
     }
-    // A lone update is written at once by this thread; a burst is left to the transport's I/O thread, to go in one write.
-    CompletableFuture<Message> reply = more ? transport.requestBatched(to, message) : transport.request(to, message);
+    // A lone update is written at once by this thread; a burst is left to the transport's I/O thread, to go in one
+    // write. Its reply may take as long as a SYNC request would wait: a buddy that is behind (a collection pause, a CPU
+    // cap) answers late, and failing the update at ackTimeout re-sent the whole session to it, adding to its backlog
+    // (the load benchmark counted over a thousand such re-sends per step). A buddy that dies closes the connection,
+    // which fails the reply at once; one that hangs leaves the view, whose change re-protects every session on the
+    // next buddy.
+    CompletableFuture<Message> reply = more ? transport.requestBatched(to, message, syncWait())
+        : transport.request(to, message, syncWait());
     reply.whenComplete((answer, failure) -> onAsyncReply(session, to, answer, failure));
     return reply;
   }

@@ -58,6 +58,14 @@ public interface Transport extends AutoCloseable {
   }
 
   /**
+   * {@link #requestBatched(NodeId, Message)} whose reply may take up to {@code timeout}, as {@link #request(NodeId,
+   * Message, Duration)}; a transport without per-request timeouts applies its own.
+   */
+  default CompletableFuture<Message> requestBatched(NodeId peer, Message message, Duration timeout) {
+    return requestBatched(peer, message);
+  }
+
+  /**
    * Reports peers whose connection closed and whose redial was refused, and peers connected again (see {@link
    * PeerWatcher}). Called once, before {@link #start}. A transport that cannot tell a refusal from silence reports
    * nothing, and the engine waits for the membership view as before.

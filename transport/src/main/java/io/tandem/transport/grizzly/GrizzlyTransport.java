@@ -335,6 +335,12 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     return request(peer, message, false, config.requestTimeout());
   }
 
+  /** {@link #requestBatched(NodeId, Message)} with the reply's deadline {@code timeout} from now. */
+  @Override
+  public CompletableFuture<Message> requestBatched(NodeId peer, Message message, Duration timeout) {
+    return request(peer, message, false, timeout);
+  }
+
   /**
    * @param writeNow the caller writes the frame itself when no other write is under way (see {@link #send})
    * @param timeout how long the reply may take once the request is sent
