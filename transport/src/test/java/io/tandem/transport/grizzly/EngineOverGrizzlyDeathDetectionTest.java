@@ -181,14 +181,12 @@ class EngineOverGrizzlyDeathDetectionTest {
   void hungBuddy_connectionOpenAndNoAnswers_isNotSuspected_theWriteIsUnconfirmed() throws Exception {
     ReplicationConfig quick = ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))
         .settleTimeout(Duration.ofMillis(300)).build();
-    Node a = start("a", quick);
-    List<StallingProxy> proxy = new ArrayList<>();
-    Node b = start("b", quick, address -> behindProxy(address, proxy));
-    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
-    a.engine().sessionCreated("s1", source());
+    PairBehindRelay pair = pairWithBBehindARelay(quick);
+    Node a = pair.a();
+    Node b = pair.b();
     assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
 
-    proxy.get(0).stall();
+    pair.relay().stall();
 
     assertThat(write(a.engine(), "alice-2")).isEqualTo(FlushOutcome.UNCONFIRMED);
     assertThat(a.engine().buddy()).contains(b.id());
@@ -205,23 +203,21 @@ class EngineOverGrizzlyDeathDetectionTest {
   void slowBuddy_pausedPastTheAckTimeout_isWaitedFor_andTheSessionIsNotResentInFull() throws Exception {
     ReplicationConfig config = ReplicationConfig.builder().ackTimeout(Duration.ofMillis(200))
         .settleTimeout(Duration.ofSeconds(5)).build();
-    Node a = start("a", config);
-    List<StallingProxy> proxy = new ArrayList<>();
-    Node b = start("b", config, address -> behindProxy(address, proxy));
-    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
-    a.engine().sessionCreated("s1", source());
+    PairBehindRelay pair = pairWithBBehindARelay(config);
+    Node a = pair.a();
+    Node b = pair.b();
     assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
     long fullsBefore = a.engine().stats().fullsSent();
     long deltasBefore = a.engine().stats().deltasSent();
 
-    proxy.get(0).pause();
+    pair.relay().pause();
     Thread resumer = new Thread(() -> {
       try {
         Thread.sleep(600);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      proxy.get(0).resume();
+      pair.relay().resume();
     });
     resumer.start();
     FlushOutcome outcome = write(a.engine(), "alice-2");
@@ -246,25 +242,35 @@ class EngineOverGrizzlyDeathDetectionTest {
   void slowBuddy_async_pausedPastTheAckTimeout_isWaitedFor_andTheSessionIsNotResentInFull() throws Exception {
     ReplicationConfig config = ReplicationConfig.builder().mode(ReplicationMode.ASYNC).ackTimeout(Duration.ofMillis(200))
         .settleTimeout(Duration.ofSeconds(5)).build();
-    Node a = start("a", config);
-    List<StallingProxy> proxy = new ArrayList<>();
-    Node b = start("b", config, address -> behindProxy(address, proxy));
-    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
-    a.engine().sessionCreated("s1", source());
+    PairBehindRelay pair = pairWithBBehindARelay(config);
+    Node a = pair.a();
+    Node b = pair.b();
     a.engine().flush("s1", Set.of());
     await().atMost(Duration.ofSeconds(10)).until(() -> b.engine().backupOf("s1").isPresent());
     long fullsBefore = a.engine().stats().fullsSent();
 
-    proxy.get(0).pause();
+    pair.relay().pause();
     assertThat(write(a.engine(), "alice-2")).isEqualTo(FlushOutcome.QUEUED);
     Thread.sleep(600); // three ack timeouts, the connection open
-    proxy.get(0).resume();
+    pair.relay().resume();
 
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
         assertThat(b.engine().backupOf("s1")).hasValueSatisfying(s -> assertThat(s.version()).isEqualTo(2)));
     await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().sessionsWithoutBackup() == 0);
     assertThat(a.engine().stats().ackTimeouts()).as("not given up on").isZero();
     assertThat(a.engine().stats().fullsSent()).as("no full re-send").isEqualTo(fullsBefore);
+  }
+
+  /** Node a, and node b behind a relay that can stall it (each the other's buddy), with session s1 created on a. */
+  private record PairBehindRelay(Node a, Node b, StallingProxy relay) {}
+
+  private PairBehindRelay pairWithBBehindARelay(ReplicationConfig config) throws Exception {
+    Node a = start("a", config);
+    List<StallingProxy> proxy = new ArrayList<>();
+    Node b = start("b", config, address -> behindProxy(address, proxy));
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
+    a.engine().sessionCreated("s1", source());
+    return new PairBehindRelay(a, b, proxy.get(0));
   }
 
   private StallingProxy relayTo(String address) throws java.io.IOException {
@@ -288,15 +294,13 @@ class EngineOverGrizzlyDeathDetectionTest {
 
   @Test
   void buddyWhoseConnectionClosesWhileItsPortStillAccepts_isNotSuspected() throws Exception {
-    Node a = start("a", patient());
-    List<StallingProxy> proxy = new ArrayList<>();
-    Node b = start("b", patient(), address -> behindProxy(address, proxy));
-    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
-    a.engine().sessionCreated("s1", source());
+    PairBehindRelay pair = pairWithBBehindARelay(patient());
+    Node a = pair.a();
+    Node b = pair.b();
     assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
     long dialed = a.transport().stats().connectionsDialed();
 
-    proxy.get(0).dropConnections();
+    pair.relay().dropConnections();
 
     // a redials through the relay, which still accepts; the check's own connect found it listening.
     await().atMost(Duration.ofSeconds(10)).until(() -> a.transport().stats().connectionsDialed() > dialed && a.transport().connectedTo(b.id()));
