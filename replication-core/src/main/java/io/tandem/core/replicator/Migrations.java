@@ -89,7 +89,16 @@ final class Migrations {
     this.handedAway = new RecentIds(clock, config.tombstoneTtl(), HANDED_AWAY_CAPACITY);
     this.ackTimeoutNanos = config.ackTimeout().toNanos();
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
-        counters, log, unknown, engine::view, this::promote);
+        counters, log, unknown, engine::view, this::promote, handedAway::contains);
+  }
+
+  /**
+   * A session owned here was fenced: another node took it over. Remembered as let go of, as a session handed away
+   * is, so that this node asks every member for it rather than conclude from one hop that it exists nowhere, and
+   * tells a member that asks to do the same.
+   */
+  void fencedHere(String id) {
+    handedAway.add(id);
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -31,9 +32,9 @@ import java.util.function.Supplier;
  * session over in its answer, so a session found where its route says takes one round trip. Every member is asked
  * ({@link Locator}, then a migrate from the best holder) only when one of them answered that the session exists but
  * is not theirs to give, when both said they do not hold it while the view changed a moment ago (sessions may
- * still be on their way), or when the route names this node itself (it held the session, and lost it to a fence or
- * a move that may have gone anywhere). When both said no in a settled view, the id is remembered as unknown ({@link
- * UnknownSessions}), so that the same cookie costs no message again for a while.
+ * still be on their way), or when the route names this node itself and this node let go of the session a moment ago
+ * (fenced, or handed away: it may have gone anywhere). When both said no in a settled view, the id is remembered as
+ * unknown ({@link UnknownSessions}), so that the same cookie costs no message again for a while.
  *
  * <p>Implementation notes: no state of its own; runs on the request thread that takes the session over (at most
  * one per session on a node, the container sees to that) and never holds a lock while waiting for a reply. A
@@ -58,11 +59,13 @@ final class RemoteTakeover {
   private final Supplier<MembershipView> view;
   /** Promotes a session another request of this node brought in meanwhile (see {@link Migrations#promote}). */
   private final Function<String, Optional<SessionSnapshot>> promote;
+  /** Whether this node owned the session a moment ago and let go of it (handed away or fenced). */
+  private final Predicate<String> letGoHere;
 
   RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
       RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
-      Function<String, Optional<SessionSnapshot>> promote) {
+      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere) {
     this.config = config;
     this.transport = transport;
     this.local = transport.localNode();
@@ -77,6 +80,7 @@ final class RemoteTakeover {
     this.unknown = unknown;
     this.view = view;
     this.promote = promote;
+    this.letGoHere = letGoHere;
   }
 
   /** What one hop found. */
@@ -108,9 +112,11 @@ final class RemoteTakeover {
       if (hop == HopResult.DECIDED) {
         return decided[0];
       }
-      // A route naming this node says the session was here, and this node no longer holds it: it was fenced or
-      // handed away, maybe to a node whose buddy is not this node's successor. Only every member can say where.
-      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !route.get().equals(local)) {
+      // A route naming this node, for a session this node let go of a moment ago (fenced, or handed away): it may
+      // have gone to a node whose buddy is not this node's successor. Only every member can say where. (A forged
+      // id naming this node costs the one hop only, as any other.)
+      boolean letGo = route.get().equals(local) && letGoHere.test(id);
+      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !letGo) {
         unknown.remember(id, token);
         return Acquisition.NOWHERE;
       }

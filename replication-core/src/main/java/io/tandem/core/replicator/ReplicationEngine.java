@@ -720,6 +720,7 @@ public final class ReplicationEngine implements AutoCloseable {
   /** Forgets a session that was just fenced here, and tells the container to drop its copy. */
   private void retireFenced(OwnedSession session, String reason) {
     owned.retire(session);
+    migrations.fencedHere(session.id());
     quarantine.forget(session.id());
     counters.sessionsFenced.increment();
     LOG.log(Level.WARNING, "Session [{0}] is owned by another node now; dropping it here ({1})", session.id(), reason);
