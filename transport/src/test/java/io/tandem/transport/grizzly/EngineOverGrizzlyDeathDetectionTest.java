@@ -126,10 +126,9 @@ class EngineOverGrizzlyDeathDetectionTest {
 
   @Test
   void twoNodes_killedBuddy_theOwnerAnswersAsAloneAtOnce_whileTheViewStillListsIt() throws Exception {
-    Node a = start("a", patient());
-    Node b = start("b", patient());
-    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
-    a.engine().sessionCreated("s1", source());
+    Pair pair = pairWithS1(patient(), address -> address);
+    Node a = pair.a();
+    Node b = pair.b();
     assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
 
     b.transport().close();
@@ -141,10 +140,9 @@ class EngineOverGrizzlyDeathDetectionTest {
 
   @Test
   void twoNodes_killedOwner_itsBuddyPromotesTheBackupAndWritesWithoutWaitingOnTheDeadOwner() throws Exception {
-    Node a = start("a", patient());
-    Node b = start("b", patient());
-    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
-    a.engine().sessionCreated("s1", source());
+    Pair pair = pairWithS1(patient(), address -> address);
+    Node a = pair.a();
+    Node b = pair.b();
     assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
 
     a.transport().close();
@@ -163,10 +161,9 @@ class EngineOverGrizzlyDeathDetectionTest {
    */
   @Test
   void twoNodes_killedOwner_aRequestAtItsBuddyRightAfterTheKill_takesTheBackupOverInsteadOf503() throws Exception {
-    Node a = start("a", patient());
-    Node b = start("b", patient());
-    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
-    a.engine().sessionCreated("s1", source());
+    Pair pair = pairWithS1(patient(), address -> address);
+    Node a = pair.a();
+    Node b = pair.b();
     assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
 
     a.transport().close();
@@ -261,16 +258,24 @@ class EngineOverGrizzlyDeathDetectionTest {
     assertThat(a.engine().stats().fullsSent()).as("no full re-send").isEqualTo(fullsBefore);
   }
 
-  /** Node a, and node b behind a relay that can stall it (each the other's buddy), with session s1 created on a. */
+  private record Pair(Node a, Node b) {}
+
+  /** Nodes a and b, each the other's buddy (b's listener advertised as {@code advertiseB} says), s1 created on a. */
+  private Pair pairWithS1(ReplicationConfig config, Function<String, String> advertiseB) throws Exception {
+    Node a = start("a", config);
+    Node b = start("b", config, advertiseB);
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
+    a.engine().sessionCreated("s1", source());
+    return new Pair(a, b);
+  }
+
+  /** {@link #pairWithS1} with b behind a relay that can stall it. */
   private record PairBehindRelay(Node a, Node b, StallingProxy relay) {}
 
   private PairBehindRelay pairWithBBehindARelay(ReplicationConfig config) throws Exception {
-    Node a = start("a", config);
     List<StallingProxy> proxy = new ArrayList<>();
-    Node b = start("b", config, address -> behindProxy(address, proxy));
-    await().atMost(Duration.ofSeconds(10)).until(() -> a.engine().buddy().isPresent() && b.engine().buddy().isPresent());
-    a.engine().sessionCreated("s1", source());
-    return new PairBehindRelay(a, b, proxy.get(0));
+    Pair pair = pairWithS1(config, address -> behindProxy(address, proxy));
+    return new PairBehindRelay(pair.a(), pair.b(), proxy.get(0));
   }
 
   private StallingProxy relayTo(String address) throws java.io.IOException {
