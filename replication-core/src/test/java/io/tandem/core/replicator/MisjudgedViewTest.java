@@ -7,7 +7,7 @@ import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.spi.NodeId;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,14 +24,8 @@ import org.junit.jupiter.api.Test;
  */
 class MisjudgedViewTest {
   private static final Duration AWAIT = Duration.ofSeconds(10);
+  @AutoClose
   private EngineCluster cluster;
-
-  @AfterEach
-  void close() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   private EngineCluster twoNodesEachOwningASession() throws Exception {
     cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))

@@ -9,7 +9,7 @@ import io.tandem.core.wire.Message;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,14 +26,8 @@ import org.junit.jupiter.api.Test;
  */
 class OwnerAskingItsBuddyForItsOwnSessionTest {
   private static final Duration AWAIT = Duration.ofSeconds(10);
+  @AutoClose
   private EngineCluster cluster;
-
-  @AfterEach
-  void close() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   @Test
   void ownerThatAskedItsBuddyForASessionItOwns_keepsWritingIt_andItsBuddyHoldsTheWrites() throws Exception {

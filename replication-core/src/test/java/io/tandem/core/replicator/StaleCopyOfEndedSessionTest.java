@@ -7,7 +7,7 @@ import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.spi.NodeId;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,14 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class StaleCopyOfEndedSessionTest {
   private static final Duration AWAIT = Duration.ofSeconds(10);
+  @AutoClose
   private EngineCluster cluster;
-
-  @AfterEach
-  void close() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   /** n3 owns s3; n1, its buddy, is frozen with a copy while n3 ends s3 with n2 as buddy, then comes back. */
   private EngineCluster loggedOutWhileTheFormerBuddyWasFrozen() throws Exception {
