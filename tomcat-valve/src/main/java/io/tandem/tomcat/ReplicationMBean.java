@@ -227,6 +227,11 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public long getResponsesHeldForReplication() {
+    return responses.heldForReplication.sum();
+  }
+
+  @Override
   public long getResponsesAlreadyCommitted() {
     return responses.alreadyCommitted.sum();
   }
