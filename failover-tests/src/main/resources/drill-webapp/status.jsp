@@ -12,7 +12,6 @@
         + " owned=" + server.getAttribute(name, "OwnedSessions")
         + " backups=" + server.getAttribute(name, "BackupSessions")
         + " withoutBackup=" + server.getAttribute(name, "SessionsWithoutBackup")
-        + " held=" + server.getAttribute(name, "ResponsesHeldForReplication")
         + " refusedPeers=" + server.getAttribute(name, "RefusedPeers")
         + " refusalsByCause=" + URLEncoder.encode(String.valueOf(server.getAttribute(name, "RefusalsByCause")), StandardCharsets.UTF_8)
         + " refusedMembers=" + URLEncoder.encode(String.valueOf(server.getAttribute(name, "RefusedMembers")), StandardCharsets.UTF_8));

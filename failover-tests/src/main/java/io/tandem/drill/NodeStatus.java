@@ -10,14 +10,11 @@ import java.util.Set;
  * @param buddy the node this one replicates to, or "" while it has none
  * @param members the members of the view the node acts on
  * @param withoutBackup owned sessions of which the buddy holds no copy right now
- * @param held responses held back until the buddy answered, the request's thread released ({@code
- *     ResponsesHeldForReplication})
  * @param refusedPeers peers that spoke the handshake and were refused ({@code RefusedPeers})
  * @param refusalsByCause every refusal by cause since start, {@code CAUSE=n,...} ({@code RefusalsByCause})
  * @param refusedMembers members that failed to prove the shared secret, {@code id (why); ...} ({@code RefusedMembers})
  */
-record NodeStatus(String route, String buddy, Set<String> members, int owned, int backups, int withoutBackup, long held,
-    long refusedPeers,
+record NodeStatus(String route, String buddy, Set<String> members, int owned, int backups, int withoutBackup, long refusedPeers,
     String refusalsByCause, String refusedMembers) {
 
   static NodeStatus parse(String route, String body) {
@@ -25,8 +22,7 @@ record NodeStatus(String route, String buddy, Set<String> members, int owned, in
     return new NodeStatus(route, field(body, "buddy"),
         members.isEmpty() ? Set.of() : Set.of(members.split(",")),
         Integer.parseInt(field(body, "owned")), Integer.parseInt(field(body, "backups")),
-        Integer.parseInt(field(body, "withoutBackup")), Long.parseLong(field(body, "held")),
-        Long.parseLong(field(body, "refusedPeers")),
+        Integer.parseInt(field(body, "withoutBackup")), Long.parseLong(field(body, "refusedPeers")),
         URLDecoder.decode(field(body, "refusalsByCause"), StandardCharsets.UTF_8),
         URLDecoder.decode(field(body, "refusedMembers"), StandardCharsets.UTF_8));
   }

@@ -67,31 +67,17 @@ final class TomcatProcess implements AutoCloseable {
    */
   TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, String host, int httpPort,
       String managerAttributes, String realmClass, List<String> launcher) throws IOException {
-    this(catalinaHome, workDir, dropinJar, route, host, httpPort, managerAttributes, realmClass, launcher, "");
-  }
-
-  /** A node on loopback whose HTTP connector has {@code connectorAttributes} too (e.g. {@code maxThreads="1"}). */
-  TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, int httpPort, String managerAttributes,
-      String connectorAttributes) throws IOException {
-    this(catalinaHome, workDir, dropinJar, route, "127.0.0.1", httpPort, managerAttributes, MEMORY_REALM, List.of(),
-        connectorAttributes);
-  }
-
-  private TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, String host, int httpPort,
-      String managerAttributes, String realmClass, List<String> launcher, String connectorAttributes)
-      throws IOException {
     this.catalinaHome = catalinaHome;
     this.route = route;
     this.host = host;
     this.launcher = List.copyOf(launcher);
     this.httpPort = httpPort;
     this.base = Files.createDirectories(workDir.resolve(route));
-    install(dropinJar, managerAttributes, realmClass, connectorAttributes);
+    install(dropinJar, managerAttributes, realmClass);
     this.process = launch();
   }
 
-  private void install(Path dropinJar, String managerAttributes, String realmClass, String connectorAttributes)
-      throws IOException {
+  private void install(Path dropinJar, String managerAttributes, String realmClass) throws IOException {
     for (String dir : new String[] {"logs", "temp", "work", "lib", "webapps/app/META-INF", "webapps/app/WEB-INF", "webapps/app/secure",
         "webapps/app/WEB-INF/classes/io/tandem/drill/values"}) {
       Files.createDirectories(base.resolve(dir));
@@ -100,7 +86,7 @@ final class TomcatProcess implements AutoCloseable {
     Path serverXml = base.resolve("conf/server.xml");
     String server = Files.readString(serverXml, StandardCharsets.UTF_8)
         .replace("<Server port=\"8005\"", "<Server port=\"-1\"")
-        .replace("port=\"8080\"", "port=\"" + httpPort + "\" " + connectorAttributes)
+        .replace("port=\"8080\"", "port=\"" + httpPort + "\"")
         .replace("<Engine name=\"Catalina\" defaultHost=\"localhost\">", "<Engine name=\"Catalina\" defaultHost=\"localhost\" jvmRoute=\"" + route + "\">");
     Files.writeString(serverXml, server, StandardCharsets.UTF_8);
     Files.writeString(base.resolve("conf/drill-users.xml"), IntStream.range(0, LOGIN_USERS)

@@ -227,11 +227,6 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
-  public long getResponsesHeldForReplication() {
-    return responses.heldForReplication.sum();
-  }
-
-  @Override
   public long getResponsesAlreadyCommitted() {
     return responses.alreadyCommitted.sum();
   }

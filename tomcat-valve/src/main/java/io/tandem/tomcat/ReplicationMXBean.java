@@ -100,12 +100,6 @@ public interface ReplicationMXBean {
   /** 500: SYNC, a value the request stored cannot be replicated. */
   long getResponses500NotReplicable();
 
-  /**
-   * Responses held back until the buddy answered, the request's thread released meanwhile (Servlet async started by
-   * Tandem): in SYNC, every request that changed its session. Not an error.
-   */
-  long getResponsesHeldForReplication();
-
   /** One of the above found after the response was already sent (logged; the client saw the application's answer). */
   long getResponsesAlreadyCommitted();
 

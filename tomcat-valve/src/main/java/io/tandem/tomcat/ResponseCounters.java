@@ -19,11 +19,6 @@ final class ResponseCounters {
   final LongAdder endUnconfirmed = new LongAdder();
   /** 500: SYNC, a value the request stored could not be replicated. */
   final LongAdder notReplicable = new LongAdder();
-  /**
-   * Responses held back until the buddy answered without holding the request's thread (SYNC: every request that
-   * changed its session); not an error.
-   */
-  final LongAdder heldForReplication = new LongAdder();
   /** The response was already sent when one of the above was found; logged, and counted here. */
   final LongAdder alreadyCommitted = new LongAdder();
 }

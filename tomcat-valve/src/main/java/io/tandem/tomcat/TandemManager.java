@@ -12,7 +12,6 @@ import io.tandem.core.replicator.Acquisition;
 import io.tandem.core.replicator.Admission;
 import io.tandem.core.replicator.FlushOutcome;
 import io.tandem.core.replicator.OwnedSession;
-import io.tandem.core.replicator.PendingFlush;
 import io.tandem.core.replicator.ReplicationEngine;
 import io.tandem.core.replicator.ReplicationListener;
 import io.tandem.core.replicator.ReplicationStats;
@@ -505,27 +504,15 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return invalidated ? running.invalidated(base) : running.expired(base);
   }
 
-  /**
-   * Sends what the request changed in {@code session} without waiting for the buddy; the flush is decided, or to be
-   * awaited or settled (see {@link PendingFlush}), and its outcome then goes to {@link #recordFlush}.
-   */
-  PendingFlush beginFlush(TandemSession session, Set<String> reads) {
+  FlushOutcome flush(TandemSession session, Set<String> reads) {
+    long started = System.nanoTime();
     OwnedSession handle = session.handle();
-    return handle != null ? engine.beginFlush(handle, reads) : engine.beginFlush(session.baseId(), reads);
-  }
-
-  /** A flush begun at {@code startedNanos} settled as {@code outcome}: its latency goes to the JMX figures. */
-  void recordFlush(FlushOutcome outcome, long startedNanos) {
+    FlushOutcome outcome = handle != null ? engine.flush(handle, reads) : engine.flush(session.baseId(), reads);
     ReplicationMBean recorder = figures;
     if (recorder != null && outcome != FlushOutcome.NOTHING && outcome != FlushOutcome.NOT_OWNED) {
-      recorder.recordFlush(System.nanoTime() - startedNanos);
+      recorder.recordFlush(System.nanoTime() - started);
     }
-  }
-
-  /** The longest a SYNC flush waits in all: {@code ackTimeout} + {@code settleTimeout}. */
-  Duration syncWait() {
-    ReplicationEngine running = engine;
-    return running == null ? Duration.ZERO : running.config().ackTimeout().plus(running.config().settleTimeout());
+    return outcome;
   }
 
   /** The codec of the principal and notes (set at start). */

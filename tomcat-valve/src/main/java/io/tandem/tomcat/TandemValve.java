@@ -1,14 +1,14 @@
 package io.tandem.tomcat;
 
-import io.tandem.core.replicator.Admission;
-import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import io.tandem.core.replicator.Admission;
+import io.tandem.core.replicator.FlushOutcome;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
 import org.apache.catalina.Session;
 import org.apache.catalina.connector.Request;
@@ -23,8 +23,7 @@ import org.apache.catalina.valves.ValveBase;
  * over now. In SYNC mode it answers instead of the application's response: 503 when the request's changes are not
  * confirmed on two nodes (another node took the session over, or no buddy acknowledged within the ack and settle
  * timeouts), 500 when a value the request stored cannot be replicated; in both modes 503 when an invalidation the
- * request made was not acknowledged by the buddy. A response waiting for the buddy holds no thread: see {@link
- * #answerWhenReplicated}.
+ * request made was not acknowledged by the buddy.
  */
 final class TandemValve extends ValveBase {
   private final TandemManager manager;
@@ -55,40 +54,13 @@ final class TandemValve extends ValveBase {
       RequestTracking tracked = RequestTracking.end();
       if (completed && request.isAsync()) {
         request.getAsyncContextInternal().addListener(new FlushOnComplete(tracked));
-      } else if (completed) {
-        answerWhenReplicated(request, response, tracked);
       } else {
-        replicate(tracked); // the application's exception goes on; what the request changed is still replicated
+        Verdict verdict = replicate(tracked);
+        if (completed) {
+          answer(response, verdict);
+        }
       }
     }
-  }
-
-  /**
-   * Answers once what the request sent is settled. When a reply is still awaited (in SYNC, every request that
-   * changed its session), the request goes asynchronous: its response, still in its buffer, waits for the buddy's
-   * answer while its thread goes back to Tomcat's pool; the thread that delivers the answer completes it. A thread
-   * parked per request, woken per acknowledgement, was the largest cost of SYNC under load (benchmarks/README).
-   */
-  private void answerWhenReplicated(Request request, Response response, RequestTracking tracked) throws IOException {
-    ReplicationUnderWay underWay = ReplicationUnderWay.begin(manager, tracked);
-    if (underWay.isDecided()) {
-      answer(response, underWay.awaitVerdict());
-      return;
-    }
-    AsyncContext async;
-    try {
-      request.setAsyncSupported(true);
-      async = request.startAsync();
-    } catch (IllegalStateException cannot) { // e.g. the application's error handling left the request in error
-      answer(response, underWay.awaitVerdict());
-      return;
-    }
-    manager.responses().heldForReplication.increment();
-    HeldResponse held = new HeldResponse(async, response);
-    // Only a guard: every settle ends within the SYNC wait, the transport's deadline and the retries' included.
-    async.setTimeout(manager.syncWait().multipliedBy(2).plusSeconds(10).toMillis());
-    async.addListener(held);
-    underWay.settle(async::start).whenComplete(held::settled);
   }
 
   /**
@@ -127,7 +99,32 @@ final class TandemValve extends ValveBase {
    * the client may be told.
    */
   private Verdict replicate(RequestTracking tracked) {
-    return ReplicationUnderWay.begin(manager, tracked).awaitVerdict();
+    return RequestTracking.within(tracked, () -> replicateTracked(tracked));
+  }
+
+  private Verdict replicateTracked(RequestTracking tracked) {
+    boolean sync = manager.synchronous();
+    Verdict verdict = Verdict.OK;
+    for (TandemSession session : tracked.sessions()) {
+      FlushOutcome outcome = manager.flush(session, tracked.reads());
+      if (sync) { // ASYNC promises nothing of a write: only its invalidations are confirmed (below)
+        verdict = verdict.worst(Verdict.of(outcome, session.baseId()));
+      }
+    }
+    for (CompletableFuture<FlushOutcome> confirmation : tracked.confirmations()) {
+      // Invalidations and id changes stick in both modes; each future completes within the ack timeout.
+      FlushOutcome outcome = confirmation.join();
+      if (!outcome.isConfirmed()) {
+        verdict = verdict.worst(Verdict.endUnconfirmed());
+      }
+    }
+    if (sync && tracked.refusedSomething()) {
+      verdict = verdict.worst(Verdict.notReplicable(""));
+    }
+    if (verdict.kind() == Verdict.Kind.NOT_REPLICABLE && !tracked.notReplicableValues().isEmpty()) {
+      verdict = Verdict.notReplicable(String.join("; ", tracked.notReplicableValues()));
+    }
+    return verdict;
   }
 
   /**
@@ -187,61 +184,6 @@ final class TandemValve extends ValveBase {
         session.setNote(org.apache.catalina.authenticator.Constants.SESSION_ID_NOTE, session.getIdInternal());
       }
     }
-  }
-
-  /**
-   * A response held back until its replication settles ({@link #answerWhenReplicated}). Implementation notes:
-   * {@code finished} decides, once, who answers: the settle (on the thread that delivered the last answer, or the
-   * thread that waited for it), the guard timeout, or the container when the client went away.
-   */
-  private final class HeldResponse implements AsyncListener {
-    private final AsyncContext async;
-    private final Response response;
-    private final AtomicBoolean finished = new AtomicBoolean();
-
-    HeldResponse(AsyncContext async, Response response) {
-      this.async = async;
-      this.response = response;
-    }
-
-    void settled(Verdict verdict, Throwable failure) {
-      finish(failure == null ? verdict : Verdict.unsettled("this request's replication failed: " + failure));
-    }
-
-    private void finish(Verdict verdict) {
-      if (!finished.compareAndSet(false, true)) {
-        return;
-      }
-      try {
-        answer(response, verdict);
-      } catch (IOException | RuntimeException e) {
-        containerLog.warn("Tandem: could not answer a request held for its replication (" + verdict.why() + ")", e);
-      } finally {
-        try {
-          async.complete();
-        } catch (IllegalStateException ended) {
-          // the container ended the request meanwhile (the client went away): nobody is left to tell
-        }
-      }
-    }
-
-    @Override
-    public void onTimeout(AsyncEvent event) {
-      finish(Verdict.unsettled("this request's replication did not settle in time"));
-    }
-
-    @Override
-    public void onError(AsyncEvent event) {
-      finished.set(true);
-    }
-
-    @Override
-    public void onComplete(AsyncEvent event) {
-      finished.set(true);
-    }
-
-    @Override
-    public void onStartAsync(AsyncEvent event) {}
   }
 
   private final class FlushOnComplete implements AsyncListener {

@@ -30,11 +30,6 @@ record Verdict(Kind kind, String why) {
         + " change in time; whether it sticks is unknown, retry it");
   }
 
-  /** A held response whose replication gave no outcome (a failure of Tandem itself, or the guard timeout): 503. */
-  static Verdict unsettled(String why) {
-    return new Verdict(Kind.UNCONFIRMED, why + "; whether this request's changes are kept is unknown, retry it");
-  }
-
   static Verdict notReplicable(String why) {
     return new Verdict(Kind.NOT_REPLICABLE, why);
   }

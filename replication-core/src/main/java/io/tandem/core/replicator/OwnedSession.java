@@ -13,8 +13,6 @@ import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.Touch;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,16 +40,6 @@ import java.util.concurrent.CompletableFuture;
  * reply under it.
  */
 public final class OwnedSession {
-  private static final VarHandle PROTECTED_VERSION;
-
-  static {
-    try {
-      PROTECTED_VERSION = MethodHandles.lookup().findVarHandle(OwnedSession.class, "protectedVersion", long.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
   @GuardedBy("this")
   private String id;
   private final long epoch;
@@ -67,7 +55,7 @@ public final class OwnedSession {
   private SessionMetadata lastSentMetadata;
   @GuardedBy("this")
   private boolean needsFull = true;
-  @GuardedBy("this") // for writes, but for a raise of a protected session's version (raiseProtectedWithoutLock)
+  @GuardedBy("this") // for writes; volatile for isProtectedWithoutLock()
   private volatile long protectedVersion = -1;
   private volatile boolean fenced;
   private volatile boolean gone;
@@ -317,35 +305,13 @@ public final class OwnedSession {
     return b != null && a.equals(b.withLastAccessedTime(a.lastAccessedTime()));
   }
 
-  /**
-   * The buddy acknowledged {@code ackedVersion} of a session that is protected already: raises the acknowledged
-   * version without the lock, for the transport's I/O thread, which must never wait for a lock a request holds. False
-   * when the session is not protected (never acknowledged, or {@link #markUnprotected()} since): then the lock is
-   * needed, since becoming protected changes the node's count of unprotected sessions. A fenced or ended session
-   * keeps its version; nothing reads it any more.
-   */
-  boolean raiseProtectedWithoutLock(long ackedVersion) {
-    while (true) {
-      long current = protectedVersion;
-      if (current < 0) {
-        return false;
-      }
-      if (current >= ackedVersion || PROTECTED_VERSION.compareAndSet(this, current, ackedVersion)) {
-        return true;
-      }
-    }
-  }
-
   /** The buddy acknowledged {@code ackedVersion}. Returns true when the session just became protected. */
   synchronized boolean markProtected(long ackedVersion) {
     if (fenced || gone) {
       return false;
     }
     boolean was = protectedVersion >= 0;
-    long current;
-    do { // a CAS, not a write: raiseProtectedWithoutLock may raise it meanwhile, and it must never go down
-      current = protectedVersion;
-    } while (current < ackedVersion && !PROTECTED_VERSION.compareAndSet(this, current, ackedVersion));
+    protectedVersion = Math.max(protectedVersion, ackedVersion);
     return !was;
   }
 

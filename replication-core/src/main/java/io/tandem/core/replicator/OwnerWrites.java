@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -85,8 +84,6 @@ final class OwnerWrites {
    * reply may take: computed once, not per send.
    */
   private final Duration syncWait;
-  /** The flushes whose settle waits for a first reply on the transport's thread; see {@link PendingFlush}. */
-  private final Set<PendingFlush> waitingForReplies = ConcurrentHashMap.newKeySet();
 
   /** @param outbox the ASYNC queue, or null in SYNC mode */
   OwnerWrites(ReplicationConfig config, Transport transport, FlushRules rules, OwnedSessions owned,
@@ -110,28 +107,19 @@ final class OwnerWrites {
   // ---- a request's flush ---------------------------------------------------------------------------------------
 
   FlushOutcome flush(OwnedSession session, Set<String> readNames) {
-    return begin(session, readNames).await();
-  }
-
-  /**
-   * Sends what the request changed (under the session's lock, never waiting): the flush is then either decided, or
-   * waits for a reply that the caller awaits or has settled (see {@link PendingFlush}).
-   */
-  PendingFlush begin(OwnedSession session, Set<String> readNames) {
     if (outbox == null && engine.suspect(session)) {
       // The request ran across a pause: what it read or changed may be a copy the cluster moved on from. Its changes
       // stay pending; they are sent once the session is confirmed as still owned here, and dropped if it is not.
-      return new PendingFlush(unconfirmed(session, "this node was paused while the request ran; the session is "
-          + "confirmed with the cluster before it is served or replicated again"));
+      return unconfirmed(session, "this node was paused while the request ran; the session is confirmed with the "
+          + "cluster before it is served or replicated again");
     }
-    long sentAt = System.nanoTime();
     OwnedSession.InFlight awaited;
     List<String> refused;
     synchronized (session) {
       NodeId to = engine.buddy();
       OwnedSession.Prepared prepared = session.prepare(rules, readNames, true);
       if (session.isFenced()) {
-        return new PendingFlush(FlushOutcome.FENCED);
+        return FlushOutcome.FENCED;
       }
       refused = prepared.refused();
       switch (prepared.kind()) {
@@ -144,67 +132,25 @@ final class OwnerWrites {
           // A parallel request's update may carry this request's changes: it must be acknowledged first.
           awaited = outbox == null ? session.unconfirmedSend() : null;
           if (awaited == null) {
-            return new PendingFlush(prepared.touch() != null ? FlushOutcome.TOUCHED : FlushOutcome.NOTHING);
+            return prepared.touch() != null ? FlushOutcome.TOUCHED : FlushOutcome.NOTHING;
           }
         }
         default -> {
           SessionUpdate update = prepared.update();
           touches.forget(update.sessionId());
           if (outbox != null) {
-            return new PendingFlush(queue(session, update, refused));
+            return queue(session, update, refused);
           }
           if (to == null) {
             owned.markUnprotected(session);
-            return new PendingFlush(refused.isEmpty() ? FlushOutcome.NO_BUDDY : FlushOutcome.NOT_REPLICABLE);
+            return refused.isEmpty() ? FlushOutcome.NO_BUDDY : FlushOutcome.NOT_REPLICABLE;
           }
           awaited = send(session, to, update);
         }
       }
     }
-    return new PendingFlush(this, session, awaited, refused, sentAt);
-  }
-
-  /**
-   * On the thread that delivered {@code answer} to {@code attempt} (the transport's, usually): true when it settles
-   * the flush as REPLICATED without a lock, that is an acknowledgement of a session that was protected already (or
-   * from a node that is no longer the buddy, which settles it as {@link #decide} does). Counts it as the waiting path
-   * would.
-   */
-  boolean acknowledgedAtOnce(OwnedSession session, OwnedSession.InFlight attempt, Object answer, long sentAtNanos) {
-    if (!(answer instanceof Message.Ack ack)) {
-      return false;
-    }
-    if (attempt.to().equals(engine.buddy()) && !session.raiseProtectedWithoutLock(ack.version())) {
-      return false; // becoming protected again takes the session's lock: the waiting path does it
-    }
-    counters.acks.increment();
-    if (System.nanoTime() - sentAtNanos > config.ackTimeout().toNanos()) {
-      counters.slowAcks.increment();
-    }
-    return true;
-  }
-
-  /** A settle is under way for {@code flush}: {@link #ringChanged()} must see it. */
-  void waitingForReply(PendingFlush flush) {
-    waitingForReplies.add(flush);
-  }
-
-  /** {@code flush} no longer waits for its first reply alone. */
-  void settled(PendingFlush flush) {
-    waitingForReplies.remove(flush);
-  }
-
-  /**
-   * The ring changed: a settle waiting for a node that is no longer the buddy goes to its waiting path, which gives
-   * up on that node at {@code ackTimeout} and re-sends to the buddy the view names. Called with no lock held.
-   */
-  void ringChanged() {
-    NodeId buddy = engine.buddy();
-    for (PendingFlush flush : waitingForReplies) {
-      if (!flush.target().equals(buddy)) {
-        flush.handOver();
-      }
-    }
+    FlushOutcome replicated = awaitConfirmed(session, awaited);
+    return replicated.isConfirmed() && !refused.isEmpty() ? FlushOutcome.NOT_REPLICABLE : replicated;
   }
 
   private FlushOutcome queue(OwnedSession session, SessionUpdate update, List<String> refused) {
@@ -245,16 +191,15 @@ final class OwnerWrites {
    * Waits until a buddy acknowledged {@code first} or a later update of the session, re-sending the whole session
    * after a failure as the class comment says.
    */
-  FlushOutcome awaitConfirmed(OwnedSession session, OwnedSession.InFlight first, long sentAtNanos) {
+  private FlushOutcome awaitConfirmed(OwnedSession session, OwnedSession.InFlight first) {
     OwnedSession.InFlight attempt = first;
-    long settleDeadline = sentAtNanos + syncWait().toNanos();
-    long firstReplyDue = sentAtNanos + config.ackTimeout().toNanos();
+    long settleDeadline = System.nanoTime() + syncWait().toNanos();
     boolean gapResent = false;
     while (true) {
       long viewSeen = views.current();
       Failure failure;
       try {
-        Message answer = awaitReply(session, attempt, firstReplyDue, settleDeadline);
+        Message answer = awaitReply(session, attempt, settleDeadline);
         Optional<FlushOutcome> decided = decide(session, attempt.to(), answer);
         if (decided.isPresent()) {
           return decided.get();
@@ -293,23 +238,20 @@ final class OwnerWrites {
         return settledWithoutResend(session, attempt.version());
       }
       attempt = again.get();
-      firstReplyDue = System.nanoTime() + config.ackTimeout().toNanos();
     }
   }
 
   private enum Failure { GAP, REFUSED, TIMED_OUT, UNREACHABLE }
 
   /**
-   * The reply to {@code attempt}, waiting past {@code due} ({@code ackTimeout} after it was sent; the acknowledgement
-   * is then counted slow) for as
+   * The reply to {@code attempt}, waiting past {@code ackTimeout} (the acknowledgement is then counted slow) for as
    * long as the buddy it went to is still the one the view names and {@code deadline} has not passed. Throws {@link
    * TimeoutException} when either ends the wait; a closed connection fails the reply itself, at once.
    */
-  private Message awaitReply(OwnedSession session, OwnedSession.InFlight attempt, long due, long deadline)
+  private Message awaitReply(OwnedSession session, OwnedSession.InFlight attempt, long deadline)
       throws ExecutionException, TimeoutException, InterruptedException {
     CompletableFuture<Message> reply = attempt.reply();
-    long now = System.nanoTime();
-    long firstWait = Math.min(due - now, deadline - now);
+    long firstWait = Math.min(config.ackTimeout().toNanos(), deadline - System.nanoTime());
     try {
       return reply.get(Math.max(0, firstWait), TimeUnit.NANOSECONDS);
     } catch (TimeoutException slow) {
@@ -449,7 +391,7 @@ final class OwnerWrites {
       }
       awaited = session.sent(to, version, transport.request(to, change, syncWait()));
     }
-    return awaitConfirmed(session, awaited, System.nanoTime());
+    return awaitConfirmed(session, awaited);
   }
 
   /**

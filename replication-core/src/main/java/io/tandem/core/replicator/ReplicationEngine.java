@@ -378,20 +378,6 @@ public final class ReplicationEngine implements AutoCloseable {
     return writes.flush(session, readNames);
   }
 
-  /**
-   * {@link #flush(OwnedSession, Set)} without waiting: sends what the request changed and returns the flush, decided
-   * or to be awaited or settled by the caller (see {@link PendingFlush}), so that a container need not hold a thread
-   * through the round trip to the buddy.
-   */
-  public PendingFlush beginFlush(OwnedSession session, Set<String> readNames) {
-    return writes.begin(session, readNames);
-  }
-
-  /** {@link #beginFlush(OwnedSession, Set)} by id; decided NOT_OWNED when not owned here. */
-  public PendingFlush beginFlush(String id, Set<String> readNames) {
-    return owned.get(id).map(s -> writes.begin(s, readNames)).orElseGet(() -> new PendingFlush(FlushOutcome.NOT_OWNED));
-  }
-
   /** {@link #flush(OwnedSession, Set)} by id, for callers without the handle; NOT_OWNED when not owned here. */
   public FlushOutcome flush(String id, Set<String> readNames) {
     return owned.get(id).map(s -> writes.flush(s, readNames)).orElse(FlushOutcome.NOT_OWNED);
@@ -522,7 +508,6 @@ public final class ReplicationEngine implements AutoCloseable {
       suspects.retainMembersOf(next);
       followRing(next); // SYNC writes waiting on a failed buddy retry with the buddy this view names
     }
-    writes.ringChanged();
     for (NodeId owner : backups.owners()) {
       if (!next.contains(owner)) {
         if (quarantine.active()) {
@@ -570,7 +555,6 @@ public final class ReplicationEngine implements AutoCloseable {
       unknown.viewChanged(); // its backups may be handed over now: what was found nowhere may be somewhere
       followRing(current);
     }
-    writes.ringChanged();
     owned.recoveryStarted();
   }
 
@@ -583,7 +567,6 @@ public final class ReplicationEngine implements AutoCloseable {
       LOG.log(Level.INFO, "Node {0}: {1} connected again; replicating to it as its view says", local.value(), peer.value());
       followRing(view);
     }
-    writes.ringChanged();
     owned.recoveryStarted();
   }
 

@@ -38,7 +38,6 @@ final class EngineCluster implements AutoCloseable {
   final InMemoryNetwork network = new InMemoryNetwork();
   final InMemoryCluster cluster = new InMemoryCluster();
   final ReplicationConfig config;
-  private final Duration transportTimeout;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
   /** How far each node's monotonic clock (real time, on which pauses are measured) was moved on by {@link #freeze}. */
   private final Map<String, java.util.concurrent.atomic.AtomicLong> monotonic = new ConcurrentHashMap<>();
@@ -46,13 +45,7 @@ final class EngineCluster implements AutoCloseable {
   private final Map<String, CountingIndex> indexes = new ConcurrentHashMap<>();
 
   EngineCluster(ReplicationConfig config, String... nodeIds) throws Exception {
-    this(config, TIMEOUT, nodeIds);
-  }
-
-  /** With each transport's request timeout given (it is {@link #TIMEOUT} otherwise, whatever the sender asks). */
-  EngineCluster(ReplicationConfig config, Duration transportTimeout, String... nodeIds) throws Exception {
     this.config = config;
-    this.transportTimeout = transportTimeout;
     network.setWireHook(
         message -> MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message());
     for (String id : nodeIds) {
@@ -69,7 +62,7 @@ final class EngineCluster implements AutoCloseable {
     NodeId nodeId = new NodeId(id);
     AttributeCodec codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
     RecordingListener listener = new RecordingListener();
-    var transport = network.transport(nodeId, transportTimeout);
+    var transport = network.transport(nodeId, TIMEOUT);
     var membership = cluster.join(nodeId, transport.localAddress());
     java.util.concurrent.atomic.AtomicLong frozen = monotonic.computeIfAbsent(id, k -> new java.util.concurrent.atomic.AtomicLong());
     CountingIndex index = new CountingIndex();
@@ -139,15 +132,6 @@ final class EngineCluster implements AutoCloseable {
       Set<String> reads = new HashSet<>();
       work.accept(session, reads);
       return engine.flush(session.handle(), reads);
-    }
-
-    /** One request whose flush is begun, not awaited: the caller awaits or settles it. */
-    PendingFlush begin(String id, BiConsumer<TestSession, Set<String>> work) {
-      TestSession session = sessions.get(id);
-      session.access(clock.millis());
-      Set<String> reads = new HashSet<>();
-      work.accept(session, reads);
-      return engine.beginFlush(session.handle(), reads);
     }
 
     /** The attributes of this node's backup of {@code id}, deserialized for comparison. */
