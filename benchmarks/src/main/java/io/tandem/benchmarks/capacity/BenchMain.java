@@ -27,7 +27,9 @@ import picocli.CommandLine.Option;
         "The full run (2 repetitions of 9 setups, 30 s windows) takes about 3 hours; with --repeats 1 --window-s 15 "
             + "--warm-up-s 5 it took 58 minutes; --quick takes about 5 minutes.",
         "With --replication: the Tomcat-free replication benchmark instead, Tandem's hot path against a plain NIO "
-            + "floor (./tandem bench --replication --help)."})
+            + "floor (./tandem bench --replication --help).",
+        "With --frames RECORDING: whose Java code a node ran, from the node.jfr of a --jfr run (./tandem bench --frames "
+            + "--help)."})
 public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--quick", description = "Smoke run: no replication, Tandem MODIFIED_ATTRIBUTE SYNC and Tomcat "
@@ -109,6 +111,9 @@ public final class BenchMain implements Callable<Integer> {
   public static void main(String[] args) {
     if (java.util.Arrays.asList(args).contains("--replication")) {
       System.exit(ReplicationBenchMain.execute(args));
+    }
+    if (java.util.Arrays.asList(args).contains("--frames")) {
+      System.exit(FramesMain.execute(args));
     }
     DRIVER_LOG.setLevel(java.util.logging.Level.WARNING);
     System.exit(execute(args));
