@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Locale;
@@ -67,14 +68,27 @@ final class RedialCheck {
       } catch (IOException e) {
         return Result.INCONCLUSIVE_AFTER_ACCEPT;
       }
-    } catch (SocketTimeoutException e) {
-      return Result.INCONCLUSIVE;
-    } catch (ConnectException e) {
-      // The JDK throws ConnectException for ECONNREFUSED and for a kernel ETIMEDOUT; only the first is a refusal.
-      String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
-      return message.contains("refused") ? Result.REFUSED : Result.INCONCLUSIVE;
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
+      return ofConnectFailure(e);
+    } catch (RuntimeException e) {
       return Result.INCONCLUSIVE;
     }
+  }
+
+  /**
+   * What a connect that threw {@code failure} found. The JDK throws {@link ConnectException} for ECONNREFUSED and for
+   * a kernel ETIMEDOUT; only the first is a refusal. A connect reset before it returned was accepted by the kernel
+   * and reset before this thread saw it complete, as a closing listener resets what it queued: the same as a check
+   * connection accepted and then reset ({@link #dial} asks again).
+   */
+  static Result ofConnectFailure(IOException failure) {
+    String message = String.valueOf(failure.getMessage()).toLowerCase(Locale.ROOT);
+    if (failure instanceof ConnectException) {
+      return message.contains("refused") ? Result.REFUSED : Result.INCONCLUSIVE;
+    }
+    if (failure instanceof SocketException && message.contains("reset")) {
+      return Result.INCONCLUSIVE_AFTER_ACCEPT;
+    }
+    return Result.INCONCLUSIVE;
   }
 }

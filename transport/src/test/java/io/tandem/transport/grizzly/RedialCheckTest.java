@@ -30,6 +30,25 @@ class RedialCheckTest {
     }
   }
 
+  /**
+   * Regression (failed in a fresh-clone .ci/run under load): the closing listener's reset can land before the dialing
+   * thread sees its connect complete, so the connect itself throws "Connection reset"; that is the same accepted-then-
+   * reset case, to be dialled once more, not a check that says nothing.
+   */
+  @Test
+  void connectResetBeforeItReturned_isAnAcceptThenReset_andOnlyARefusalIsARefusal() {
+    assertThat(RedialCheck.ofConnectFailure(new java.net.SocketException("Connection reset")))
+        .isEqualTo(RedialCheck.Result.INCONCLUSIVE_AFTER_ACCEPT);
+    assertThat(RedialCheck.ofConnectFailure(new java.net.ConnectException("Connection refused")))
+        .isEqualTo(RedialCheck.Result.REFUSED);
+    assertThat(RedialCheck.ofConnectFailure(new java.net.ConnectException("Connection timed out")))
+        .isEqualTo(RedialCheck.Result.INCONCLUSIVE);
+    assertThat(RedialCheck.ofConnectFailure(new java.net.SocketTimeoutException("Connect timed out")))
+        .isEqualTo(RedialCheck.Result.INCONCLUSIVE);
+    assertThat(RedialCheck.ofConnectFailure(new java.net.NoRouteToHostException("No route to host")))
+        .isEqualTo(RedialCheck.Result.INCONCLUSIVE);
+  }
+
   /** Regression: a killed JVM's connection closed while its listener still accepted for a moment (loopback, 2 of 3). */
   @Test
   void dial_listenerClosingAsTheCheckConnects_acceptedThenReset_isRefusedOnTheSecondDial() throws Exception {
