@@ -158,6 +158,7 @@ final class HistoryChecker {
     int staleOwner = 0;
     long newestAcked = -1;
     String newestNode = "";
+    Operation newest = null;
     for (Operation write : current) {
       if (!write.acknowledged()) {
         continue;
@@ -169,10 +170,11 @@ final class HistoryChecker {
           staleOwner++;
         }
         example(examples, "account " + account + ": write " + write.seq() + " on " + write.node() + " found seq " + write.previousSeq()
-            + " after write " + newestAcked + " was acknowledged by " + newestNode);
+            + " after write " + newestAcked + " was acknowledged by " + newestNode + "; " + InBetween.of(current, newest, write));
       }
       newestAcked = write.seq();
       newestNode = write.node();
+      newest = write;
     }
     long finalSeq = last.attributes().containsKey("seq") ? Long.parseLong(last.attributes().get("seq")) : -1;
     if (finalSeq < newestAcked) {

@@ -134,6 +134,22 @@ class HistoryCheckerTest {
     assertThat(verdict.staleOwnerWrites()).isEqualTo(1);
   }
 
+  /** A CI log shows only the examples: the one for a version gone back says what the tab was answered meanwhile. */
+  @Test
+  void versionGoneBack_exampleNamesTheAnswersInBetweenAndTheSessionsSentWith() {
+    write(0, 0, -1, "n1", 200, 100);
+    write(0, 1, -1, "n2", 503, 200);
+    write(0, 2, -1, "n2", 503, 300);
+    write(0, 3, -1, "", 0, 400);
+    write(0, 4, -1, "n2", 200, 500); // a new, empty session
+
+    Verdict verdict = check(Map.of(0, session("{k0=v4, seq=4}")), Set.of());
+
+    assertThat(verdict.examples()).containsExactly("account 0: write 4 on n2 found seq -1 after write 0 was acknowledged by n1; "
+        + "400 ms later; in between 3 writes answered {503 not from Tandem=2, no answer: connection broke=1}; "
+        + "sent with session id.n1, then id.n2");
+  }
+
   @Test
   void finalSessionOlderThanTheLastAcknowledgedWrite_wentBack() {
     write(0, 0, -1, "n1", Outcome.OK, 100);

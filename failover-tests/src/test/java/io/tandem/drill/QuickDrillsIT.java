@@ -32,7 +32,7 @@ class QuickDrillsIT {
     DrillReport report = DrillRun.run(drill, DrillRun.settings(scope, "SYNC", "sticky", 6, 20));
 
     assertThat(report.verdict().acknowledged()).isGreaterThan(60);
-    assertThat(report.verdict().examples()).isEmpty();
+    assertThat(report.verdict().examples()).as(report.toHuman()).isEmpty();
     assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
   }
 
