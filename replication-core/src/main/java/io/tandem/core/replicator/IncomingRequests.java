@@ -8,6 +8,7 @@ import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.Nack;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
@@ -106,16 +107,20 @@ final class IncomingRequests {
     Optional<OwnedSession> session = owned.get(id);
     if (session.isPresent() && unconfirmed.test(id)) {
       // Owned here before a pause and not confirmed since: the cluster may have moved on (even ended it). Claiming
-      // it would let another node migrate a stale copy; until confirmed, this node does not hold it.
-      return new Message.LocateReply(id, Message.LocateReply.Holding.NONE, 0, 0);
+      // it would let another node migrate a stale copy; but it may also be the only copy there is, so the asker must
+      // not take the session for absent either: it exists, unconfirmed, until this node has asked the others.
+      return new Message.LocateReply(id, Message.LocateReply.Holding.UNCONFIRMED, session.get().epoch(), session.get().version());
     }
     if (session.isPresent()) {
       return new Message.LocateReply(id, Message.LocateReply.Holding.PRIMARY, session.get().epoch(), session.get().version());
     }
-    return backups
-        .entry(id)
-        .<Message>map(e -> new Message.LocateReply(id, Message.LocateReply.Holding.BACKUP, e.snapshot().epoch(), e.snapshot().version()))
-        .orElseGet(() -> new Message.LocateReply(id, Message.LocateReply.Holding.NONE, 0, 0));
+    Optional<BackupStore.BackupEntry> backup = backups.entry(id);
+    if (backup.isPresent()) {
+      return new Message.LocateReply(id, Message.LocateReply.Holding.BACKUP, backup.get().snapshot().epoch(), backup.get().snapshot().version());
+    }
+    OptionalLong ended = backups.endedAt(id);
+    return ended.isPresent() ? new Message.LocateReply(id, Message.LocateReply.Holding.ENDED, ended.getAsLong(), 0)
+        : new Message.LocateReply(id, Message.LocateReply.Holding.NONE, 0, 0);
   }
 
   /**

@@ -146,9 +146,8 @@ final class Quarantine {
 
   /**
    * Whether a request for session {@code id} may run here now. A suspect session is confirmed with the other members
-   * first: kept if one holds this node's copy at this epoch, dropped if another moved it on or none holds it (the
-   * request must then fetch the newer copy, or finds none), refused while no member answers. In quarantine, a node
-   * that sees nobody else refuses sessions it does not own, since it cannot know where they are.
+   * first (see {@link #confirm}). In quarantine, a node that sees nobody else refuses sessions it does not own, since
+   * it cannot know where they are.
    */
   Admission admit(String id) {
     checkPause();
@@ -175,27 +174,63 @@ final class Quarantine {
     return isSuspect(mine) ? confirm(mine) : Admission.ADMITTED;
   }
 
+  /**
+   * Confirms a suspect session with the other members. Dropped if one moved it on (a copy at a newer epoch), says it
+   * ended, or owns it at this same epoch: the request must then fetch the newer copy, or finds none. Kept if one
+   * holds this node's copy at this epoch; kept as well when every member answered and none holds a copy at this
+   * epoch or a newer one, because then this copy is the newest there is: nobody can take a session over without a
+   * copy at its epoch, nor end it without taking it over (typically a session this node adopted a moment before the
+   * pause, whose copy had not reached the buddy yet; an older copy elsewhere is a former buddy's leftover). Refused,
+   * and left suspect, while that cannot be told: no member answers, one is silent, or another holds it unconfirmed.
+   */
   private Admission confirm(OwnedSession session) {
     String id = session.id();
-    Map<NodeId, Message.LocateReply> replies = locator.ask(id).replies();
+    Locator.Answers answers = locator.ask(id);
+    Map<NodeId, Message.LocateReply> replies = answers.replies();
     if (replies.isEmpty()) {
       return Admission.refused("node " + local.value() + " was paused or cut off and no other member answers whether session " + id + " moved on");
     }
     long epoch = session.epoch();
-    boolean movedOn = replies.values().stream()
-        .anyMatch(r -> r.holding() != Message.LocateReply.Holding.NONE && r.epoch() > epoch);
-    boolean confirmed = replies.values().stream()
-        .anyMatch(r -> r.holding() == Message.LocateReply.Holding.BACKUP && r.epoch() == epoch);
-    if (movedOn || !confirmed) {
+    Optional<String> gone = movedOn(replies.values(), epoch);
+    if (gone.isPresent()) {
       // Fenced before it stops being suspect: no request may find it owned and unsuspected in between.
-      engine.fence(session, movedOn ? "another member holds it at a newer epoch after this node was paused or cut off"
-          : "no other member holds a copy of it after this node was paused or cut off");
+      engine.fence(session, gone.get() + " after this node was paused or cut off");
       pauses.cleared(id);
       return Admission.FETCH_FIRST;
     }
+    if (replies.values().stream().anyMatch(r -> r.holding() == Message.LocateReply.Holding.UNCONFIRMED)) {
+      return Admission.refused("node " + local.value() + " was paused or cut off and another member holds session " + id
+          + " unconfirmed too");
+    }
+    boolean confirmed = replies.values().stream()
+        .anyMatch(r -> r.holding() == Message.LocateReply.Holding.BACKUP && r.epoch() == epoch);
+    if (!confirmed && !answers.silent().isEmpty()) {
+      return Admission.refused("node " + local.value() + " was paused or cut off, no member that answered holds session "
+          + id + " at its epoch, and " + answers.silent() + " did not answer");
+    }
     pauses.cleared(id);
     engine.protect(session);
+    if (!confirmed) {
+      LOG.log(Level.INFO, "Node {0}: no other member holds session [{1}] at its epoch {2} or a newer one after the pause; "
+          + "this node''s copy is the newest there is and is kept", local.value(), id, epoch);
+    }
     return Admission.ADMITTED;
+  }
+
+  /** Why a session owned here at {@code epoch} is someone else's now, if one of the replies says so. */
+  private static Optional<String> movedOn(Collection<Message.LocateReply> replies, long epoch) {
+    for (Message.LocateReply reply : replies) {
+      if (reply.holding() == Message.LocateReply.Holding.ENDED) {
+        return Optional.of("another member ended it");
+      }
+      if (reply.holding().hasCopy() && reply.epoch() > epoch) {
+        return Optional.of("another member holds it at a newer epoch");
+      }
+      if (reply.holding() == Message.LocateReply.Holding.PRIMARY && reply.epoch() == epoch) {
+        return Optional.of("another member owns it at the same epoch");
+      }
+    }
+    return Optional.empty();
   }
 
   /** The maintenance tick: confirms in the background what no request confirmed, and lifts quarantine once settled. */

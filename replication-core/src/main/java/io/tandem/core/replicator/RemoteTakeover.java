@@ -34,7 +34,9 @@ import java.util.function.Supplier;
  * is not theirs to give, when both said they do not hold it while the view changed a moment ago (sessions may
  * still be on their way), or when the route names this node itself and this node let go of the session a moment ago
  * (fenced, or handed away: it may have gone anywhere). When both said no in a settled view, the id is remembered as
- * unknown ({@link UnknownSessions}), so that the same cookie costs no message again for a while.
+ * unknown ({@link UnknownSessions}), so that the same cookie costs no message again for a while. A session one of
+ * them said exists, that no member then reports a copy of, is unavailable (it is on its way between nodes, or its
+ * holder has not confirmed it since a pause), never absent: a new, empty session in its place would lose it.
  *
  * <p>Implementation notes: no state of its own; runs on the request thread that takes the session over (at most
  * one per session on a node, the container sees to that) and never holds a lock while waiting for a reply. A
@@ -84,6 +86,16 @@ final class RemoteTakeover {
   }
 
   /** What one hop found. */
+  /**
+   * What asking every member came to; {@code untraced} when the result is {@link Acquisition#NOWHERE} because every
+   * member answered and none knows the session at all (no copy, no end, nothing unconfirmed).
+   */
+  private record Search(Acquisition result, boolean untraced) {
+    static Search of(Acquisition result) {
+      return new Search(result, false);
+    }
+  }
+
   private enum HopResult {
     /** The session was taken over, or cannot be now (see the acquisition). */
     DECIDED,
@@ -106,9 +118,11 @@ final class RemoteTakeover {
     }
     long token = unknown.beforeAsking();
     MembershipView current = view.get();
+    boolean elsewhere = false;
     if (trusted && route.isPresent() && current != null) {
       Acquisition[] decided = new Acquisition[1];
       HopResult hop = oneHop(id, targets(current, route.get()), decided);
+      elsewhere = hop == HopResult.ELSEWHERE;
       if (hop == HopResult.DECIDED) {
         return decided[0];
       }
@@ -121,7 +135,14 @@ final class RemoteTakeover {
         return Acquisition.NOWHERE;
       }
     }
-    Acquisition found = everyMember(id);
+    Search search = everyMember(id);
+    if (search.untraced() && elsewhere) {
+      // One of the route's nodes said the session exists but is not its to give (handed away a moment ago, owned by
+      // a live member, unconfirmed after a pause), yet no member reports a copy: it is on its way, or its holder has
+      // not confirmed it yet. A new, empty session in its place would lose it; the request is retried instead.
+      return Acquisition.unavailable("session " + id + " exists by what a member said, but no member reports a copy of it now");
+    }
+    Acquisition found = search.result();
     if (trusted && found.equals(Acquisition.NOWHERE)) {
       unknown.remember(id, token);
     }
@@ -179,30 +200,40 @@ final class RemoteTakeover {
   }
 
   /** Asks every member who holds the session, then migrates it from the best holder: two round trips. */
-  private Acquisition everyMember(String id) {
+  private Search everyMember(String id) {
     Locator.Answers answers = locator.ask(id);
     NodeId holder = null;
     Message.LocateReply best = null;
+    boolean unconfirmed = false;
+    boolean ended = false;
     for (Map.Entry<NodeId, Message.LocateReply> reply : answers.replies().entrySet()) {
       Message.LocateReply found = reply.getValue();
-      if (found.holding() != Message.LocateReply.Holding.NONE && (best == null || better(found, best))) {
+      unconfirmed |= found.holding() == Message.LocateReply.Holding.UNCONFIRMED;
+      ended |= found.holding() == Message.LocateReply.Holding.ENDED;
+      if (found.holding().hasCopy() && (best == null || better(found, best))) {
         best = found;
         holder = reply.getKey();
       }
     }
     if (holder == null) {
-      return answers.silent().isEmpty() ? Acquisition.NOWHERE : Acquisition.unavailable("session " + id
-          + " is held by no member that answered, and " + answers.silent() + " did not answer within " + config.ackTimeout());
+      if (unconfirmed && !ended) {
+        return Search.of(Acquisition.unavailable("session " + id + " is held by a member that has not confirmed it since a pause"));
+      }
+      if (!answers.silent().isEmpty()) {
+        return Search.of(Acquisition.unavailable("session " + id + " is held by no member that answered, and "
+            + answers.silent() + " did not answer within " + config.ackTimeout()));
+      }
+      return new Search(Acquisition.NOWHERE, !ended);
     }
     try {
       Message answer = migrate(holder, id, best.epoch() + 1);
-      return answer instanceof Message.FullSession full ? install(id, holder, full.snapshot())
-          : migrationFailed(id, holder, answer.toString());
+      return Search.of(answer instanceof Message.FullSession full ? install(id, holder, full.snapshot())
+          : migrationFailed(id, holder, answer.toString()));
     } catch (ExecutionException | TimeoutException e) {
-      return migrationFailed(id, holder, e.toString());
+      return Search.of(migrationFailed(id, holder, e.toString()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return migrationFailed(id, holder, "interrupted");
+      return Search.of(migrationFailed(id, holder, "interrupted"));
     }
   }
 

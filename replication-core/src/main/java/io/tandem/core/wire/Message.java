@@ -237,10 +237,22 @@ public sealed interface Message {
       return MessageType.LOCATE_REPLY;
     }
 
+    /**
+     * What the member holds. {@code ENDED} and {@code UNCONFIRMED} carry no copy: the first says the session ended
+     * there (a tombstone, at {@code epoch}), so no copy of it may be served again; the second that the member owned
+     * it before a pause and has not confirmed it since, so it exists and must not be taken for absent, nor taken.
+     */
     public enum Holding {
       NONE,
       PRIMARY,
-      BACKUP
+      BACKUP,
+      ENDED,
+      UNCONFIRMED;
+
+      /** Whether the member holds a copy that can be handed over. */
+      public boolean hasCopy() {
+        return this == PRIMARY || this == BACKUP;
+      }
     }
   }
 

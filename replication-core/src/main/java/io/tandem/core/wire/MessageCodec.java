@@ -21,8 +21,11 @@ import java.util.Set;
  * consumed exactly, and whatever a record's constructor rejects becomes a {@link MalformedMessageException}.
  */
 public final class MessageCodec {
-  /** 1: the first release. 2: adds {@link MessageType#ACK_RANGE}, which a version-1 node could not read. */
-  public static final int PROTOCOL_VERSION = 2;
+  /**
+   * 1: the first release. 2: adds {@link MessageType#ACK_RANGE}, which a version-1 node could not read. 3: a {@link
+   * Message.LocateReply} may say {@code ENDED} or {@code UNCONFIRMED}, which a version-2 node could not read.
+   */
+  public static final int PROTOCOL_VERSION = 3;
   public static final int LENGTH_BYTES = 4;
   /** Bytes counted by the length before the payload: version, type, flags, correlation id. */
   public static final int HEADER_BYTES = 11;

@@ -40,6 +40,8 @@ final class SampleMessages {
         new Message.Nack(Message.Nack.Reason.GAP, 1, 2, "backup is at version 2"),
         new Message.Locate("s1"),
         new Message.LocateReply("s1", Message.LocateReply.Holding.BACKUP, 3, 4),
+        new Message.LocateReply("s1", Message.LocateReply.Holding.ENDED, 3, 0),
+        new Message.LocateReply("s1", Message.LocateReply.Holding.UNCONFIRMED, 3, 4),
         new Message.Migrate("s1", new NodeId("node-2"), 7),
         new Message.BulkTransfer(Message.BulkTransfer.Purpose.BACKUP, List.of(snapshot("b1"), snapshot("b2"))),
         new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, List.of()));
