@@ -639,9 +639,16 @@ public final class ReplicationEngine implements AutoCloseable {
     return session;
   }
 
-  private void adoptHandoff(SessionSnapshot snapshot) {
-    backups.take(snapshot.id());
-    adopt(snapshot);
+  /**
+   * Adopts a session its leaving owner handed over. The owner captured it before the handoff was sent, and a request
+   * still running there may have flushed a later version to this node, its buddy, in between (and been answered 200):
+   * the newer of the two copies is adopted, never the older one over an acknowledged change.
+   */
+  private void adoptHandoff(SessionSnapshot handed) {
+    SessionSnapshot newest = backups.take(handed.id()).map(BackupStore.BackupEntry::snapshot)
+        .filter(held -> held.epoch() > handed.epoch() || held.epoch() == handed.epoch() && held.version() > handed.version())
+        .orElse(handed);
+    adopt(newest);
   }
 
   /**
