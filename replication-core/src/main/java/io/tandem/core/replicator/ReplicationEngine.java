@@ -693,8 +693,11 @@ public final class ReplicationEngine implements AutoCloseable {
 
   private int sendHandoff(NodeId to, List<OwnedSession> sessions, List<SessionSnapshot> snapshots, long deadline) {
     try {
-      Message reply = transport.request(to, new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, snapshots))
-          .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      // The handoff's own deadline, not the transport's request timeout (the ack timeout): a buddy that is slow
+      // while a node leaves (a loaded machine, a collection pause) is waited for, as the container allows.
+      Duration left = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
+      Message reply = transport.request(to, new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, snapshots), left)
+          .get(left.toNanos(), TimeUnit.NANOSECONDS);
       if (!(reply instanceof Message.Ack)) {
         log.warn("handoff:" + to, "Buddy " + to.value() + " refused a handoff: " + reply);
         return 0;

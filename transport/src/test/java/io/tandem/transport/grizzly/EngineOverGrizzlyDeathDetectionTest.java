@@ -258,6 +258,31 @@ class EngineOverGrizzlyDeathDetectionTest {
     assertThat(a.engine().stats().fullsSent()).as("no full re-send").isEqualTo(fullsBefore);
   }
 
+  /**
+   * A node that leaves hands its sessions to its buddy and waits for the handoff as long as the container allows,
+   * not one ack timeout: under load the buddy may answer late, and a handoff given up on leaves the sessions to the
+   * backups (in ASYNC mode, behind) and to the race between the handoff still arriving and the view change.
+   */
+  @Test
+  void gracefulHandoff_toABuddyPausedPastTheAckTimeout_isWaitedFor() throws Exception {
+    ReplicationConfig config = ReplicationConfig.builder().ackTimeout(Duration.ofMillis(200))
+        .settleTimeout(Duration.ofSeconds(5)).build();
+    PairBehindRelay pair = pairWithBBehindARelay(config);
+    Node a = pair.a();
+    Node b = pair.b();
+    assertThat(a.engine().flush("s1", Set.of())).isEqualTo(FlushOutcome.REPLICATED);
+
+    pair.relay().pause();
+    java.util.concurrent.CompletableFuture<Integer> handed =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> a.engine().handOff(Duration.ofSeconds(10)));
+    Thread.sleep(600); // three ack timeouts
+    pair.relay().resume();
+
+    assertThat(handed.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(b.engine().owns("s1")).isTrue();
+    assertThat(a.engine().owns("s1")).isFalse();
+  }
+
   private record Pair(Node a, Node b) {}
 
   /** Nodes a and b, each the other's buddy (b's listener advertised as {@code advertiseB} says), s1 created on a. */
