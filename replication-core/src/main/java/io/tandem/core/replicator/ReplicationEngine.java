@@ -758,7 +758,9 @@ public final class ReplicationEngine implements AutoCloseable {
 
   /**
    * Once a session is protected on its new buddy, the previous buddy (still alive after a join moved the ring)
-   * drops its now-redundant copy. Not before: until then that copy is the only backup.
+   * drops its now-redundant copy. Not before: until then that copy is the only backup. A release lost on the way is
+   * sent again by the next tick, as long as the former buddy is a member: a copy left behind stops receiving updates
+   * but lives on (its owner is alive), and a stale copy held by a member is one that a later takeover could find.
    */
   private void releaseFormerBackups(MembershipView current, NodeId to) {
     for (var it = releaseAfterProtection.entrySet().iterator(); it.hasNext(); ) {
@@ -770,7 +772,12 @@ public final class ReplicationEngine implements AutoCloseable {
       } else if (session.isProtected()) {
         it.remove();
         if (current.contains(former) && !former.equals(to)) {
-          transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), InvalidateReason.RELEASED));
+          transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), InvalidateReason.RELEASED))
+              .whenComplete((reply, failure) -> {
+                if (failure != null) {
+                  releaseAfterProtection.putIfAbsent(session, former); // the next tick sends it again
+                }
+              });
         }
       }
     }

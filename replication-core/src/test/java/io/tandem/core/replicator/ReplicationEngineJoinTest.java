@@ -48,6 +48,31 @@ class ReplicationEngineJoinTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> cluster.node("n3").engine.stats().backupSessions() == 0);
   }
 
+  /** A release the network lost is sent again by the next tick: the former buddy keeps no stale copy behind. */
+  @Test
+  void join_releaseLostOnTheWay_isSentAgainByTheNextTick() throws Exception {
+    cluster = new EngineCluster(
+        ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n3");
+    EngineCluster.Node owner = cluster.node("n1");
+    for (int i = 0; i < 3; i++) {
+      owner.create("s" + i);
+      int value = i;
+      owner.request("s" + i, (s, reads) -> s.setAttribute("v", value));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> cluster.node("n3").engine.stats().backupSessions() == 3);
+    cluster.start("n2");
+    await().atMost(Duration.ofSeconds(10)).until(() -> owner.engine.buddy().equals(java.util.Optional.of(new NodeId("n2")))
+        && owner.engine.sessionsWithoutBackup() == 0);
+    cluster.network.dropNext(new NodeId("n1"), new NodeId("n3"), 3); // the three releases time out
+
+    owner.engine.runMaintenance();
+    Thread.sleep(EngineCluster.TIMEOUT.multipliedBy(2).toMillis());
+    assertThat(cluster.node("n3").engine.stats().backupSessions()).as("all three releases lost").isEqualTo(3);
+    owner.engine.runMaintenance();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> cluster.node("n3").engine.stats().backupSessions() == 0);
+  }
+
   @Test
   void gracefulLeave_handsEverySessionOverWithItsLatestState() throws Exception {
     cluster = new EngineCluster(ReplicationConfig.builder().mode(io.tandem.core.config.ReplicationMode.ASYNC)
