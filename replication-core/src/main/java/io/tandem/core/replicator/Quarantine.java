@@ -181,7 +181,7 @@ final class Quarantine {
    * epoch or a newer one, because then this copy is the newest there is: nobody can take a session over without a
    * copy at its epoch, nor end it without taking it over (typically a session this node adopted a moment before the
    * pause, whose copy had not reached the buddy yet; an older copy elsewhere is a former buddy's leftover). Refused,
-   * and left suspect, while that cannot be told: no member answers, or one is silent.
+   * and left suspect, while that cannot be told: no member answers, one is silent, or another holds it unconfirmed.
    */
   private Admission confirm(OwnedSession session) {
     String id = session.id();
@@ -191,12 +191,16 @@ final class Quarantine {
       return Admission.refused("node " + local.value() + " was paused or cut off and no other member answers whether session " + id + " moved on");
     }
     long epoch = session.epoch();
-    Optional<String> gone = movedOn(replies, epoch, session.version());
+    Optional<String> gone = movedOn(replies.values(), epoch);
     if (gone.isPresent()) {
       // Fenced before it stops being suspect: no request may find it owned and unsuspected in between.
       engine.fence(session, gone.get() + " after this node was paused or cut off");
       pauses.cleared(id);
       return Admission.FETCH_FIRST;
+    }
+    if (replies.values().stream().anyMatch(r -> r.holding() == Message.LocateReply.Holding.UNCONFIRMED)) {
+      return Admission.refused("node " + local.value() + " was paused or cut off and another member holds session " + id
+          + " unconfirmed too");
     }
     boolean confirmed = replies.values().stream()
         .anyMatch(r -> r.holding() == Message.LocateReply.Holding.BACKUP && r.epoch() == epoch);
@@ -213,15 +217,9 @@ final class Quarantine {
     return Admission.ADMITTED;
   }
 
-  /**
-   * Why a session owned here at {@code epoch} and {@code version} is someone else's now, if one of the replies says
-   * so. Another member that owns it unconfirmed too (both were paused, or cut off, with a copy each) yields to the
-   * newer epoch, then the newer version, then the lower node id, so that exactly one of the two keeps it and neither
-   * waits on the other forever.
-   */
-  private Optional<String> movedOn(Map<NodeId, Message.LocateReply> replies, long epoch, long version) {
-    for (Map.Entry<NodeId, Message.LocateReply> answer : replies.entrySet()) {
-      Message.LocateReply reply = answer.getValue();
+  /** Why a session owned here at {@code epoch} is someone else's now, if one of the replies says so. */
+  private static Optional<String> movedOn(Collection<Message.LocateReply> replies, long epoch) {
+    for (Message.LocateReply reply : replies) {
       if (reply.holding() == Message.LocateReply.Holding.ENDED) {
         return Optional.of("another member ended it");
       }
@@ -230,12 +228,6 @@ final class Quarantine {
       }
       if (reply.holding() == Message.LocateReply.Holding.PRIMARY && reply.epoch() == epoch) {
         return Optional.of("another member owns it at the same epoch");
-      }
-      boolean otherWins = reply.epoch() != epoch ? reply.epoch() > epoch
-          : reply.version() != version ? reply.version() > version : answer.getKey().compareTo(local) < 0;
-      if (reply.holding() == Message.LocateReply.Holding.UNCONFIRMED && otherWins) {
-        return Optional.of(answer.getKey().value() + " owns it unconfirmed too, at epoch " + reply.epoch() + " version "
-            + reply.version());
       }
     }
     return Optional.empty();
