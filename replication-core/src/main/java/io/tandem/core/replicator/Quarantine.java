@@ -175,13 +175,14 @@ final class Quarantine {
   }
 
   /**
-   * Confirms a suspect session with the other members. Dropped if one moved it on (a copy at a newer epoch), says it
-   * ended, or owns it at this same epoch: the request must then fetch the newer copy, or finds none. Kept if one
-   * holds this node's copy at this epoch; kept as well when every member answered and none holds a copy at this
-   * epoch or a newer one, because then this copy is the newest there is: nobody can take a session over without a
-   * copy at its epoch, nor end it without taking it over (typically a session this node adopted a moment before the
-   * pause, whose copy had not reached the buddy yet; an older copy elsewhere is a former buddy's leftover). Refused,
-   * and left suspect, while that cannot be told: no member answers, one is silent, or another holds it unconfirmed.
+   * Confirms a suspect session with the other members. Kept if one holds this node's copy at this epoch. Kept as well
+   * when every member answered and none knows the session at all (no copy at any epoch, no end, nothing unconfirmed):
+   * then this copy is the only one there is, typically a session this node adopted a moment before the pause whose
+   * copy had not reached the buddy yet; nobody can have taken it over without a copy, nor ended it. Refused, and left
+   * suspect, while a member is silent or holds it unconfirmed too. Dropped otherwise: another member holds it at
+   * another epoch or ended it, and the request must fetch the copy the cluster has, or finds none. A copy elsewhere at
+   * an older epoch is no proof that this one is newer: a node cut off from the others may have adopted its backup at
+   * a higher epoch while the owner went on writing at its own, acknowledged by another buddy (the partition drill).
    */
   private Admission confirm(OwnedSession session) {
     String id = session.id();
@@ -191,46 +192,44 @@ final class Quarantine {
       return Admission.refused("node " + local.value() + " was paused or cut off and no other member answers whether session " + id + " moved on");
     }
     long epoch = session.epoch();
-    Optional<String> gone = movedOn(replies.values(), epoch);
-    if (gone.isPresent()) {
-      // Fenced before it stops being suspect: no request may find it owned and unsuspected in between.
-      engine.fence(session, gone.get() + " after this node was paused or cut off");
-      pauses.cleared(id);
-      return Admission.FETCH_FIRST;
-    }
-    if (replies.values().stream().anyMatch(r -> r.holding() == Message.LocateReply.Holding.UNCONFIRMED)) {
-      return Admission.refused("node " + local.value() + " was paused or cut off and another member holds session " + id
-          + " unconfirmed too");
+    if (replies.values().stream().anyMatch(r -> movedOn(r, epoch))) {
+      return fenced(session, "another member holds it at a newer epoch, owns it at this one, or ended it");
     }
     boolean confirmed = replies.values().stream()
         .anyMatch(r -> r.holding() == Message.LocateReply.Holding.BACKUP && r.epoch() == epoch);
-    if (!confirmed && !answers.silent().isEmpty()) {
-      return Admission.refused("node " + local.value() + " was paused or cut off, no member that answered holds session "
-          + id + " at its epoch, and " + answers.silent() + " did not answer");
+    boolean unknownElsewhere = replies.values().stream().allMatch(r -> r.holding() == Message.LocateReply.Holding.NONE);
+    if (!confirmed && unknownElsewhere && !answers.silent().isEmpty()) {
+      return Admission.refused("node " + local.value() + " was paused or cut off, no member that answered knows session "
+          + id + ", and " + answers.silent() + " did not answer");
+    }
+    if (!confirmed && replies.values().stream().anyMatch(r -> r.holding() == Message.LocateReply.Holding.UNCONFIRMED)) {
+      return Admission.refused("node " + local.value() + " was paused or cut off and another member holds session " + id
+          + " unconfirmed too");
+    }
+    if (!confirmed && !unknownElsewhere) {
+      return fenced(session, "another member holds it at an older epoch, and none at this node's");
     }
     pauses.cleared(id);
     engine.protect(session);
     if (!confirmed) {
-      LOG.log(Level.INFO, "Node {0}: no other member holds session [{1}] at its epoch {2} or a newer one after the pause; "
-          + "this node''s copy is the newest there is and is kept", local.value(), id, epoch);
+      LOG.log(Level.INFO, "Node {0}: no other member knows session [{1}] after the pause; this node''s copy is the only "
+          + "one and is kept", local.value(), id);
     }
     return Admission.ADMITTED;
   }
 
-  /** Why a session owned here at {@code epoch} is someone else's now, if one of the replies says so. */
-  private static Optional<String> movedOn(Collection<Message.LocateReply> replies, long epoch) {
-    for (Message.LocateReply reply : replies) {
-      if (reply.holding() == Message.LocateReply.Holding.ENDED) {
-        return Optional.of("another member ended it");
-      }
-      if (reply.holding().hasCopy() && reply.epoch() > epoch) {
-        return Optional.of("another member holds it at a newer epoch");
-      }
-      if (reply.holding() == Message.LocateReply.Holding.PRIMARY && reply.epoch() == epoch) {
-        return Optional.of("another member owns it at the same epoch");
-      }
-    }
-    return Optional.empty();
+  private Admission fenced(OwnedSession session, String why) {
+    // Fenced before it stops being suspect: no request may find it owned and unsuspected in between.
+    engine.fence(session, why + " after this node was paused or cut off");
+    pauses.cleared(session.id());
+    return Admission.FETCH_FIRST;
+  }
+
+  /** Whether a reply shows the session moved on from this node's epoch: a copy at a newer one, an owner at this one, an end. */
+  private static boolean movedOn(Message.LocateReply reply, long epoch) {
+    return reply.holding() == Message.LocateReply.Holding.ENDED
+        || reply.holding().hasCopy() && reply.epoch() > epoch
+        || reply.holding() == Message.LocateReply.Holding.PRIMARY && reply.epoch() == epoch;
   }
 
   /** The maintenance tick: confirms in the background what no request confirmed, and lifts quarantine once settled. */

@@ -85,6 +85,42 @@ class PauseQuarantineTest {
     assertThat(owner.listener.fenced).containsExactly("s1");
   }
 
+  /**
+   * Regression (the partition drill in CI: "write 293 on n3 found seq 7 after write 291 was acknowledged by n3"): a node
+   * whose view dropped a live owner before dropping the rest adopted its stale backup at a higher epoch, while the owner
+   * went on writing at its own epoch with another buddy. After the heal, no member held a copy at the adopter's epoch
+   * or a newer one, and a check that took "no newer epoch" for "this copy is the newest" kept it, then fenced the owner
+   * with it. A copy elsewhere at an older epoch is no proof of that: only a session no member knows at all is kept.
+   */
+  @Test
+  void pausedNodeThatAdoptedACopyAtAHigherEpochWhileTheOwnerWentOnAtItsOwn_dropsIt() throws Exception {
+    EngineCluster c = start();
+    owning(c, "n3", "s3"); // n3's buddy is n1
+    EngineCluster.Node n1 = c.node("n1");
+    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
+    io.tandem.core.session.SessionSnapshot stale = n1.engine.backupOf("s3").orElseThrow();
+    int maxFrame = c.config.maxFrameSize();
+    c.network.setWireHook(message -> { // n1, cut off, has no buddy to copy its adopted session to
+      if (message instanceof io.tandem.core.wire.Message.BulkTransfer bulk
+          && bulk.purpose() == io.tandem.core.wire.Message.BulkTransfer.Purpose.BACKUP) {
+        throw new IllegalStateException("no re-protection while cut off");
+      }
+      return io.tandem.core.wire.MessageCodec.decodeFrame(io.tandem.core.wire.MessageCodec.encode(
+          new io.tandem.core.wire.Envelope(1, false, message)), maxFrame).message();
+    });
+    // n1 takes the session over at the next epoch without n3 hearing of it, as a node cut off would adopt it.
+    assertThat(c.node("n3").transport.request(new NodeId("n1"), new io.tandem.core.wire.Message.BulkTransfer(
+        io.tandem.core.wire.Message.BulkTransfer.Purpose.HANDOFF, List.of(stale))).get(5, TimeUnit.SECONDS))
+        .isInstanceOf(io.tandem.core.wire.Message.Ack.class);
+    assertThat(n1.engine.owns("s3")).isTrue();
+    assertThat(c.node("n3").engine.owns("s3")).isTrue();
+
+    c.freeze("n1", PAUSE);
+
+    assertThat(n1.engine.admit("s3")).isEqualTo(Admission.FETCH_FIRST);
+    assertThat(n1.engine.owns("s3")).as("n3 owns it at its own, older epoch: n1's copy is not the newest").isFalse();
+  }
+
   @Test
   void pausedNodeThatSeesNobody_refusesRatherThanServeAnUnconfirmedCopy() throws Exception {
     EngineCluster c = start();
