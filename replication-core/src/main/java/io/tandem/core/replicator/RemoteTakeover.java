@@ -85,7 +85,6 @@ final class RemoteTakeover {
     this.letGoHere = letGoHere;
   }
 
-  /** What one hop found. */
   /**
    * What asking every member came to; {@code untraced} when the result is {@link Acquisition#NOWHERE} because every
    * member answered and none knows the session at all (no copy, no end, nothing unconfirmed).
@@ -96,6 +95,7 @@ final class RemoteTakeover {
     }
   }
 
+  /** What one hop found. */
   private enum HopResult {
     /** The session was taken over, or cannot be now (see the acquisition). */
     DECIDED,

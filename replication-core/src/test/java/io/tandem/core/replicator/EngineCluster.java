@@ -75,6 +75,20 @@ final class EngineCluster implements AutoCloseable {
     return node;
   }
 
+  /**
+   * While {@code held} says so, re-protection batches ({@code BulkTransfer} of backups) fail on the wire, as if they had
+   * not arrived yet; everything else crosses the codec as before.
+   */
+  void holdBackReprotection(java.util.function.BooleanSupplier held) {
+    network.setWireHook(message -> {
+      if (held.getAsBoolean() && message instanceof io.tandem.core.wire.Message.BulkTransfer bulk
+          && bulk.purpose() == io.tandem.core.wire.Message.BulkTransfer.Purpose.BACKUP) {
+        throw new IllegalStateException("re-protection held back by the test");
+      }
+      return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message();
+    });
+  }
+
   Node node(String id) {
     return nodes.get(id);
   }

@@ -5,9 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.spi.NodeId;
-import io.tandem.core.wire.Message;
-import io.tandem.core.wire.MessageCodec;
-import io.tandem.core.wire.Envelope;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -41,14 +38,7 @@ class HandedOffSessionAtAPausedAdopterTest {
   private EngineCluster start() throws Exception {
     cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))
         .maintenanceInterval(Duration.ofHours(1)).pauseThreshold(Duration.ofMillis(1500)).build(), "n1", "n2", "n3");
-    int maxFrame = cluster.config.maxFrameSize();
-    cluster.network.setWireHook(message -> {
-      if (copiesHeldBack.get() && message instanceof Message.BulkTransfer bulk
-          && bulk.purpose() == Message.BulkTransfer.Purpose.BACKUP) {
-        throw new IllegalStateException("re-protection held back by the test");
-      }
-      return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), maxFrame).message();
-    });
+    cluster.holdBackReprotection(copiesHeldBack::get);
     EngineCluster.Node n2 = cluster.node("n2");
     n2.create("s");
     n2.request("s", (s, reads) -> s.setAttribute("seq", 85));

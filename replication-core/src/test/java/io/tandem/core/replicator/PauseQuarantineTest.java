@@ -99,15 +99,7 @@ class PauseQuarantineTest {
     EngineCluster.Node n1 = c.node("n1");
     await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
     io.tandem.core.session.SessionSnapshot stale = n1.engine.backupOf("s3").orElseThrow();
-    int maxFrame = c.config.maxFrameSize();
-    c.network.setWireHook(message -> { // n1, cut off, has no buddy to copy its adopted session to
-      if (message instanceof io.tandem.core.wire.Message.BulkTransfer bulk
-          && bulk.purpose() == io.tandem.core.wire.Message.BulkTransfer.Purpose.BACKUP) {
-        throw new IllegalStateException("no re-protection while cut off");
-      }
-      return io.tandem.core.wire.MessageCodec.decodeFrame(io.tandem.core.wire.MessageCodec.encode(
-          new io.tandem.core.wire.Envelope(1, false, message)), maxFrame).message();
-    });
+    c.holdBackReprotection(() -> true); // n1, cut off, has no buddy to copy its adopted session to
     // n1 takes the session over at the next epoch without n3 hearing of it, as a node cut off would adopt it.
     assertThat(c.node("n3").transport.request(new NodeId("n1"), new io.tandem.core.wire.Message.BulkTransfer(
         io.tandem.core.wire.Message.BulkTransfer.Purpose.HANDOFF, List.of(stale))).get(5, TimeUnit.SECONDS))
