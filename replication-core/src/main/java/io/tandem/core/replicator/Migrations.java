@@ -15,6 +15,7 @@ import java.time.InstantSource;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Sessions moving between owners on request: this node taking over a session it does not hold live (promoting an
@@ -48,6 +49,9 @@ final class Migrations {
      * refused a redial); true if it is.
      */
     boolean awaitGone(NodeId peer, long nanos) throws InterruptedException;
+
+    /** Whether {@code peer} was seen dying, not merely missing from the view (see {@link SuspectedPeers#seenDying}). */
+    boolean seenDying(NodeId peer);
   }
 
 
@@ -89,7 +93,7 @@ final class Migrations {
     this.handedAway = new RecentIds(clock, config.tombstoneTtl(), HANDED_AWAY_CAPACITY);
     this.ackTimeoutNanos = config.ackTimeout().toNanos();
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
-        counters, log, unknown, engine::view, this::promote, handedAway::contains);
+        counters, log, unknown, engine::view, this::promote, handedAway::contains, this::onlyCopyHere);
   }
 
   /**
@@ -181,16 +185,12 @@ final class Migrations {
         // The owner may have handed the session to a third node a moment ago (its RELEASED to this node is still on
         // the way): promoting this copy would make a second owner at the same epoch, which nothing fences. The owner
         // hands it over itself, or says where it went.
-        long asked = System.nanoTime();
-        Acquisition fromOwner = remote.acquire(id, liveOwner);
-        // Failing before the ack timeout, it failed on a closed connection, not on a silence: the owner may be dying
-        // (a killed JVM's connections close some 100 ms after the kill), and the redial check will say so.
-        if (fromOwner.unavailable().isEmpty() || System.nanoTime() - asked >= ackTimeoutNanos
-            || !awaitGone(liveOwner.get())) {
-          return fromOwner;
+        Optional<Acquisition> fromOwner = unlessTheOwnerJustDied(liveOwner.get(), () -> remote.acquire(id, liveOwner));
+        if (fromOwner.isPresent()) {
+          return fromOwner.get();
         }
-        // The owner's connection closed and its host refused a new one: it died, as the view will say in a moment.
-        // Its backup is taken over here as it would be then, instead of answering 503 and making the user come back.
+        // Its backup is taken over here as it would be once the view drops the owner, instead of answering 503 and
+        // making the user come back.
       }
       // Adopted or still a backup: once this node suspected the owner it adopts that owner's sessions itself, maybe
       // while this request waited for the verdict.
@@ -199,7 +199,50 @@ final class Migrations {
     if (here.isPresent()) {
       return Acquisition.found(here.get());
     }
+    Optional<NodeId> liveOwner = quarantine.active() ? liveOwnerOfBackup(id) : Optional.empty();
+    if (liveOwner.isPresent()) {
+      // In quarantine every member is asked, the backup's owner too; a dying owner is asked again once gone, when
+      // this node's backup may turn out to be the only copy (see onlyCopyHere).
+      Optional<Acquisition> asked = unlessTheOwnerJustDied(liveOwner.get(), () -> remote.acquire(id, route));
+      if (asked.isPresent()) {
+        return asked.get();
+      }
+    }
     return remote.acquire(id, route);
+  }
+
+  /**
+   * What {@code ask} (a takeover that asks {@code owner}) came to; empty when it was unavailable because the owner's
+   * connection failed before the ack timeout (a closed connection, not a silence: a killed JVM's connections close
+   * some 100 ms after the kill) and its host then refused a redial: it died, as the view will say in a moment.
+   */
+  private Optional<Acquisition> unlessTheOwnerJustDied(NodeId owner, Supplier<Acquisition> ask) {
+    long asked = System.nanoTime();
+    Acquisition answer = ask.get();
+    if (answer.unavailable().isEmpty() || System.nanoTime() - asked >= ackTimeoutNanos || !awaitGone(owner)) {
+      return Optional.of(answer);
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * In quarantine, every member answered and none knows {@code id}, of which this node holds a backup: that copy is
+   * the only one. It is taken over when its owner was seen dying (its host refused it, so this node is not the one cut
+   * off from it); while the owner may be alive beyond a cut, the session is unavailable until the membership settles.
+   * Never absent: a new, empty session in its place would lose it (a fresh-clone CI run lost a whole session so, on a
+   * buddy that had stalled past the pause threshold before its owner was killed).
+   */
+  private Acquisition onlyCopyHere(String id) {
+    Optional<NodeId> owner = backups.entry(id).map(BackupStore.BackupEntry::owner);
+    if (owner.isEmpty()) {
+      return remote.takenOverMeanwhile(id); // promoted by another request meanwhile, or dropped: asked again
+    }
+    if (!engine.seenDying(owner.get())) {
+      return Acquisition.unavailable("session " + id + " is held only here, as a backup of " + owner.get().value()
+          + ", which this node, in quarantine after a pause, did not see die: it may be alive beyond a cut. It is"
+          + " taken over once the membership has settled");
+    }
+    return promoteBackup(id).map(Acquisition::found).orElseGet(() -> remote.takenOverMeanwhile(id));
   }
 
   /**

@@ -38,6 +38,9 @@ final class Quarantine {
 
     /** Adopts the backups of owners that are not in {@code view}. */
     void adoptAbsentOwners(MembershipView view);
+
+    /** Whether this node holds a backup of {@code id} whose owner it saw die (see {@link SuspectedPeers#seenDying}). */
+    boolean heldFromADeadOwner(String id);
   }
 
   private final NodeId local;
@@ -147,7 +150,8 @@ final class Quarantine {
   /**
    * Whether a request for session {@code id} may run here now. A suspect session is confirmed with the other members
    * first (see {@link #confirm}). In quarantine, a node that sees nobody else refuses sessions it does not own, since
-   * it cannot know where they are.
+   * it cannot know where they are; except one it holds a backup of from an owner it saw die (its host refused it):
+   * with nobody else left, that copy is the only one, and the takeover decides.
    */
   Admission admit(String id) {
     checkPause();
@@ -156,7 +160,7 @@ final class Quarantine {
       return confirm(mine.get());
     }
     if (mine.isEmpty() && pauses.quarantined()) {
-      return othersIn(view.get()) ? Admission.FETCH_FIRST
+      return othersIn(view.get()) || engine.heldFromADeadOwner(id) ? Admission.FETCH_FIRST
           : Admission.refused("node " + local.value() + " was paused or cut off and sees no other member to ask where session " + id + " is");
     }
     return Admission.ADMITTED;

@@ -63,11 +63,17 @@ final class RemoteTakeover {
   private final Function<String, Optional<SessionSnapshot>> promote;
   /** Whether this node owned the session a moment ago and let go of it (handed away or fenced). */
   private final Predicate<String> letGoHere;
+  /**
+   * What to make of a backup held here of a session no other member knows, asked in quarantine (when the local
+   * backup is not promoted without asking): taken over when its owner was seen dying, else unavailable.
+   */
+  private final Function<String, Acquisition> onlyCopyHere;
 
   RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
       RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
-      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere) {
+      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere,
+      Function<String, Acquisition> onlyCopyHere) {
     this.config = config;
     this.transport = transport;
     this.local = transport.localNode();
@@ -83,6 +89,7 @@ final class RemoteTakeover {
     this.view = view;
     this.promote = promote;
     this.letGoHere = letGoHere;
+    this.onlyCopyHere = onlyCopyHere;
   }
 
   /**
@@ -136,6 +143,11 @@ final class RemoteTakeover {
       }
     }
     Search search = everyMember(id);
+    if (search.untraced() && !trusted && backups.entry(id).isPresent()) {
+      // In quarantine this node's own backup was left aside until every member was asked; none knows the session,
+      // so this copy is the only one. A new, empty session in its place would lose it.
+      return onlyCopyHere.apply(id);
+    }
     if (search.untraced() && elsewhere) {
       // One of the route's nodes said the session exists but is not its to give (handed away a moment ago, owned by
       // a live member, unconfirmed after a pause), yet no member reports a copy: it is on its way, or its holder has
@@ -209,7 +221,10 @@ final class RemoteTakeover {
     for (Map.Entry<NodeId, Message.LocateReply> reply : answers.replies().entrySet()) {
       Message.LocateReply found = reply.getValue();
       unconfirmed |= found.holding() == Message.LocateReply.Holding.UNCONFIRMED;
-      ended |= found.holding() == Message.LocateReply.Holding.ENDED;
+      if (found.holding() == Message.LocateReply.Holding.ENDED) {
+        ended = true;
+        backups.endedElsewhere(id, found.epoch()); // a copy here from before that end is stale, as in the one hop
+      }
       if (found.holding().hasCopy() && (best == null || better(found, best))) {
         best = found;
         holder = reply.getKey();

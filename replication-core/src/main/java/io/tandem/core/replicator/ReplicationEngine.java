@@ -225,6 +225,11 @@ public final class ReplicationEngine implements AutoCloseable {
               }
             }
           }
+
+          @Override
+          public boolean heldFromADeadOwner(String id) {
+            return backups.entry(id).map(held -> suspects.seenDying(held.owner())).orElse(false);
+          }
         });
     // After a view change, sessions reach the node the ring names as each member installs the view (a dead owner's
     // buddy adopts at once; a leaving node handed its sessions over before it left): the settle timeout, which bounds
@@ -267,6 +272,11 @@ public final class ReplicationEngine implements AutoCloseable {
                 return false;
               }
             }
+          }
+
+          @Override
+          public boolean seenDying(NodeId peer) {
+            return suspects.seenDying(peer);
           }
         });
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,

@@ -2,6 +2,9 @@ package io.tandem.core.replicator;
 
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -25,12 +28,28 @@ import java.util.concurrent.ConcurrentHashMap;
  * owner that suspects its buddy while it lives re-sends every session in full to the next buddy before it answers 200
  * (or, alone in the ring, answers as a node alone in its view), exactly as after a view change.
  *
+ * <p>A suspect the view then dropped is remembered as one that was seen dying ({@link #seenDying}) until a view
+ * lists it again or it connects: a node that was paused keeps its quarantine for as long as it sees no other member,
+ * and that memory is what tells it a missing owner died (its host refused it) rather than went missing beyond a cut.
+ *
  * <p>Implementation notes: a concurrent set, written by the transport's event thread ({@link #suspect}, {@link
  * #clear}) and the membership thread ({@link #retainMembersOf}), read by anyone. The engine derives its buddy from it
- * under its ring lock, so two changes never interleave their re-protection.
+ * under its ring lock, so two changes never interleave their re-protection. The memory of the dead is a synchronized,
+ * insertion-ordered map of at most {@link #DEAD_REMEMBERED} ids (the oldest is forgotten first: forgetting one costs a
+ * 503 where a promotion was possible, never a wrong answer).
  */
 final class SuspectedPeers {
+  static final int DEAD_REMEMBERED = 1024;
+
   private final Set<NodeId> suspected = ConcurrentHashMap.newKeySet();
+  /** Suspects the view dropped since: the set view of a bounded map in insertion order. */
+  private final Set<NodeId> departedDead = Collections.newSetFromMap(Collections.synchronizedMap(
+      new LinkedHashMap<NodeId, Boolean>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<NodeId, Boolean> eldest) {
+          return size() > DEAD_REMEMBERED;
+        }
+      }));
 
   /** Suspects {@code peer}; true when that is new and the peer is a member of {@code view} (else there is nothing to do). */
   boolean suspect(NodeId peer, MembershipView view) {
@@ -39,12 +58,31 @@ final class SuspectedPeers {
 
   /** The peer connected again; true when it was suspected. */
   boolean clear(NodeId peer) {
+    departedDead.remove(peer);
     return suspected.remove(peer);
   }
 
-  /** A new view: suspects it no longer lists are the membership's business from now on. */
+  /**
+   * A new view: suspects it no longer lists are the membership's business from now on (and remembered as seen dying);
+   * a member it lists again is alive, or a new incarnation.
+   */
   void retainMembersOf(MembershipView view) {
-    suspected.removeIf(peer -> !view.contains(peer));
+    for (NodeId peer : suspected) {
+      if (!view.contains(peer)) {
+        departedDead.add(peer);
+        suspected.remove(peer);
+      }
+    }
+    departedDead.removeIf(view::contains);
+  }
+
+  /**
+   * Whether {@code peer} was seen dying: its connection closed and its host refused a redial, and since then it has
+   * neither connected again nor been listed by a view after leaving one. A member missing for any other reason (cut
+   * off, frozen, or dropped by a view this node cannot trust) is not.
+   */
+  boolean seenDying(NodeId peer) {
+    return suspected.contains(peer) || departedDead.contains(peer);
   }
 
   boolean isSuspected(NodeId peer) {

@@ -110,6 +110,14 @@ final class EngineCluster implements AutoCloseable {
     cluster.crash(nodeId);
   }
 
+  /**
+   * The node's process is killed on a host that stays up: its peers' transports see its connections close and a
+   * redial refused at once, while the view still lists it (until {@link #crash}, or the test, drops it).
+   */
+  void kill(String id) {
+    network.kill(new NodeId(id));
+  }
+
   @Override
   public void close() {
     nodes.values().forEach(n -> n.engine.close());

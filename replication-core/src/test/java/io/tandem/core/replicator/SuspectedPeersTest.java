@@ -64,4 +64,37 @@ class SuspectedPeersTest {
     assertThat(suspects.all()).containsExactly(B);
     assertThat(suspects.withoutSuspects(view(4, A, B, C)).memberIds()).isEqualTo(List.of(A, C));
   }
+
+  @Test
+  void seenDying_throughTheViewThatDropsIt_untilAViewListsItAgainOrItConnects() {
+    suspects.suspect(B, view(3, A, B, C));
+    assertThat(suspects.seenDying(B)).isTrue();
+    suspects.retainMembersOf(view(4, A, C));
+    assertThat(suspects.seenDying(B)).as("dropped by the view after its host refused it").isTrue();
+    suspects.retainMembersOf(view(5, A, B, C));
+    assertThat(suspects.seenDying(B)).as("listed again: alive, or a new incarnation").isFalse();
+
+    suspects.suspect(C, view(5, A, B, C));
+    suspects.retainMembersOf(view(6, A, B));
+    suspects.clear(C);
+    assertThat(suspects.seenDying(C)).as("it connected again").isFalse();
+  }
+
+  @Test
+  void seenDying_aMemberTheViewDroppedWithoutARefusal_isNot() {
+    suspects.retainMembersOf(view(4, A, C));
+    assertThat(suspects.seenDying(B)).isFalse();
+  }
+
+  @Test
+  void seenDying_memoryIsBounded_theOldestIsForgottenFirst() {
+    for (int i = 0; i <= SuspectedPeers.DEAD_REMEMBERED; i++) {
+      NodeId dead = new NodeId("d" + i);
+      suspects.suspect(dead, view(i, A, dead));
+      suspects.retainMembersOf(view(i, A));
+    }
+    assertThat(suspects.seenDying(new NodeId("d0"))).isFalse();
+    assertThat(suspects.seenDying(new NodeId("d1"))).isTrue();
+    assertThat(suspects.seenDying(new NodeId("d" + SuspectedPeers.DEAD_REMEMBERED))).isTrue();
+  }
 }

@@ -137,6 +137,19 @@ public final class InMemoryNetwork implements AutoCloseable {
   }
 
   /**
+   * The node is killed on a host that stays up: as {@link #crash}, and every other node's transport is told that its
+   * connection closed and a redial was refused (what a TCP transport sees of a SIGKILL, long before a view drops it).
+   */
+  public void kill(NodeId id) {
+    crash(id);
+    List<InMemoryTransport> others;
+    synchronized (lock) {
+      others = nodes.values().stream().filter(t -> !t.localNode().equals(id) && !crashed.contains(t)).toList();
+    }
+    others.forEach(t -> t.peerRefused(id));
+  }
+
+  /**
    * The node stops answering without closing anything, as in a long GC pause: requests to it are held (and time
    * out) and its replies are withheld, until {@link #resume}.
    */

@@ -3,6 +3,7 @@ package io.tandem.core.testing;
 import io.tandem.core.spi.BackPressureException;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.PeerWatcher;
 import io.tandem.core.spi.PeerUnreachableException;
 import io.tandem.core.spi.RequestHandler;
 import io.tandem.core.spi.Transport;
@@ -34,6 +35,8 @@ public final class InMemoryTransport implements Transport {
   private volatile RequestHandler handler;
   private volatile boolean closed;
   private volatile MembershipView view;
+  /** Told when a peer was killed ({@link InMemoryNetwork#kill}), as a TCP transport tells of a refused redial. */
+  private volatile PeerWatcher watcher = PeerWatcher.NONE;
   /** When each peer's last request or reply reached this node (System.nanoTime); written by the network's threads. */
   private final ConcurrentMap<NodeId, Long> lastHeard = new ConcurrentHashMap<>();
 
@@ -98,6 +101,18 @@ public final class InMemoryTransport implements Transport {
     result.whenComplete((reply, failure) -> count.decrementAndGet());
     network.send(this, peer, message, result);
     return result;
+  }
+
+  @Override
+  public void watchPeers(PeerWatcher peerWatcher) {
+    this.watcher = Objects.requireNonNull(peerWatcher, "peerWatcher");
+  }
+
+  /** {@code peer} was killed: its connection to this node closed and its host refused a new one. */
+  void peerRefused(NodeId peer) {
+    if (!closed) {
+      watcher.peerRefused(peer, "connection closed, redial to inmem:" + peer + " refused");
+    }
   }
 
   @Override
