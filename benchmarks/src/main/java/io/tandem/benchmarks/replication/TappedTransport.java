@@ -113,6 +113,11 @@ final class TappedTransport implements Transport {
   }
 
   @Override
+  public boolean refusesConnections(io.tandem.core.spi.Member member) {
+    return delegate.refusesConnections(member);
+  }
+
+  @Override
   public CompletableFuture<Message> request(NodeId peer, Message message) {
     return probe(message, delegate.request(peer, message));
   }

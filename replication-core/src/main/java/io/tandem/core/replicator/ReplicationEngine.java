@@ -11,6 +11,7 @@ import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.session.SessionSource;
 import io.tandem.core.spi.Membership;
+import io.tandem.core.spi.Member;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.PeerWatcher;
@@ -515,6 +516,9 @@ public final class ReplicationEngine implements AutoCloseable {
       view = next;
       unknown.viewChanged(); // sessions move on a view change: what was found nowhere before may be somewhere now
       quarantine.viewChanged(previous, next, stillHeard);
+      if (previous != null) {
+        previous.members().stream().filter(m -> !m.id().equals(local) && !next.contains(m.id())).forEach(suspects::leftUnseen);
+      }
       suspects.retainMembersOf(next);
       followRing(next); // SYNC writes waiting on a failed buddy retry with the buddy this view names
     }
@@ -806,6 +810,24 @@ public final class ReplicationEngine implements AutoCloseable {
     }
   }
 
+  /**
+   * In quarantine, a member the view dropped before this node saw it die may be dead or beyond a cut: an owner of
+   * backups held here is dialled once per tick, and one whose host refuses is dead (its backups may be taken over,
+   * see {@link Migrations}). Without this, a buddy paused long enough to be dropped, whose owner was then killed,
+   * would refuse the owner's sessions for as long as it saw no other member.
+   */
+  private void dialDepartedOwners() {
+    Set<NodeId> owners = backups.owners();
+    for (Member departed : suspects.departedUnseen()) {
+      if (owners.contains(departed.id()) && transport.refusesConnections(departed)) {
+        suspects.refusedAfterLeaving(departed.id());
+        LOG.log(Level.WARNING, "Node {0}: {1}, which left the view, refuses connections at {2}: it died. The sessions "
+            + "this node holds copies of may be taken over once no other member knows them", local.value(),
+            departed.id().value(), departed.transportAddress());
+      }
+    }
+  }
+
   private void tickSafely() {
     try {
       tick();
@@ -818,6 +840,9 @@ public final class ReplicationEngine implements AutoCloseable {
     long now = clock.millis();
     NodeId to = buddy;
     MembershipView current = view;
+    if (quarantine.active()) {
+      dialDepartedOwners();
+    }
     quarantine.tick(current);
     List<Message.Touch> due = touches.drainIfDue(now);
     if (!due.isEmpty() && to != null) {

@@ -1,9 +1,11 @@
 package io.tandem.core.replicator;
 
+import io.tandem.core.spi.Member;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,25 +33,32 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>A suspect the view then dropped is remembered as one that was seen dying ({@link #seenDying}) until a view
  * lists it again or it connects: a node that was paused keeps its quarantine for as long as it sees no other member,
  * and that memory is what tells it a missing owner died (its host refused it) rather than went missing beyond a cut.
+ * A member the view dropped first is remembered with its address ({@link #departedUnseen}); a quarantined node dials
+ * it, and one that refuses joins the dead ({@link #refusedAfterLeaving}).
  *
  * <p>Implementation notes: a concurrent set, written by the transport's event thread ({@link #suspect}, {@link
  * #clear}) and the membership thread ({@link #retainMembersOf}), read by anyone. The engine derives its buddy from it
- * under its ring lock, so two changes never interleave their re-protection. The memory of the dead is a synchronized,
- * insertion-ordered map of at most {@link #DEAD_REMEMBERED} ids (the oldest is forgotten first: forgetting one costs a
- * 503 where a promotion was possible, never a wrong answer).
+ * under its ring lock, so two changes never interleave their re-protection. The memories of departed members are
+ * synchronized, insertion-ordered maps of at most {@link #DEAD_REMEMBERED} ids each (the oldest is forgotten first:
+ * forgetting one costs a 503 where a promotion was possible, never a wrong answer).
  */
 final class SuspectedPeers {
   static final int DEAD_REMEMBERED = 1024;
 
   private final Set<NodeId> suspected = ConcurrentHashMap.newKeySet();
   /** Suspects the view dropped since: the set view of a bounded map in insertion order. */
-  private final Set<NodeId> departedDead = Collections.newSetFromMap(Collections.synchronizedMap(
-      new LinkedHashMap<NodeId, Boolean>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<NodeId, Boolean> eldest) {
-          return size() > DEAD_REMEMBERED;
-        }
-      }));
+  private final Set<NodeId> departedDead = Collections.newSetFromMap(bounded());
+  /** Members a view dropped that were not suspected, with the address they had: maybe dead, maybe beyond a cut. */
+  private final Map<NodeId, Member> departedUnseen = bounded();
+
+  private static <V> Map<NodeId, V> bounded() {
+    return Collections.synchronizedMap(new LinkedHashMap<NodeId, V>() {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<NodeId, V> eldest) {
+        return size() > DEAD_REMEMBERED;
+      }
+    });
+  }
 
   /** Suspects {@code peer}; true when that is new and the peer is a member of {@code view} (else there is nothing to do). */
   boolean suspect(NodeId peer, MembershipView view) {
@@ -59,6 +68,7 @@ final class SuspectedPeers {
   /** The peer connected again; true when it was suspected. */
   boolean clear(NodeId peer) {
     departedDead.remove(peer);
+    departedUnseen.remove(peer);
     return suspected.remove(peer);
   }
 
@@ -74,6 +84,28 @@ final class SuspectedPeers {
       }
     }
     departedDead.removeIf(view::contains);
+    departedUnseen.keySet().removeIf(view::contains);
+  }
+
+  /** A view dropped {@code member}, which was not suspected: it may have died, or be beyond a cut. */
+  void leftUnseen(Member member) {
+    if (!suspected.contains(member.id())) {
+      departedUnseen.put(member.id(), member);
+    }
+  }
+
+  /** The members views dropped without a refusal, and not listed again since: whom a quarantined node may dial. */
+  List<Member> departedUnseen() {
+    synchronized (departedUnseen) {
+      return List.copyOf(departedUnseen.values());
+    }
+  }
+
+  /** A member the view dropped refused a dial since: it died (see {@link #seenDying}). */
+  void refusedAfterLeaving(NodeId peer) {
+    if (departedUnseen.remove(peer) != null) {
+      departedDead.add(peer);
+    }
   }
 
   /**

@@ -73,6 +73,17 @@ public interface Transport extends AutoCloseable {
   default void watchPeers(PeerWatcher watcher) {}
 
   /**
+   * Dials {@code member}'s transport address once, outside the connection table, and tells whether its host refused
+   * at once: nothing listens there, so the process died (or its transport closed) on a host that runs. A connect
+   * that succeeds, times out, or fails otherwise (a cut network, a blackhole route) says nothing and answers false.
+   * Blocks the caller for at most the transport's connect timeout. A transport that cannot tell answers false, and
+   * the engine waits for other members as before.
+   */
+  default boolean refusesConnections(Member member) {
+    return false;
+  }
+
+  /**
    * Whether {@code peer} sent this node a frame within {@code within} over a connection that is still open: it ran
    * and reached this node that recently. A membership view that drops such a peer may be wrong about it (a frozen,
    * cut-off or killed peer sends nothing, or its connection closes). A transport that does not track it says false,

@@ -82,6 +82,29 @@ class QuarantinedBuddyOfAKilledOwnerTest {
     assertThat(acquired.snapshot()).hasValueSatisfying(s -> assertThat(n2.decode(s)).hasSize(10));
   }
 
+  /**
+   * The same in real Tomcat when the buddy stalled past the membership's heartbeat timeout: the owner dropped it from
+   * its view and closed their connection, so when the owner was killed nothing refused a redial, and the buddy's view
+   * dropped the owner first. A quarantined node dials the owners of its backups that left the view; a refusal there is
+   * a death, seen late.
+   */
+  @Test
+  void ownerDroppedByTheViewAndThenKilled_isDialled_andOnItsRefusalItsBackupIsTakenOver() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node n2 = c.node("n2");
+    c.cluster.crash(new NodeId("n1"));
+    await().atMost(AWAIT).until(() -> !n2.engine.members().contains(new NodeId("n1")));
+    c.kill("n1"); // too late for a refusal on a connection: the view had dropped it
+
+    assertThat(n2.engine.admit("s").refusal()).as("not known dead yet").isPresent();
+    n2.engine.runMaintenance();
+
+    assertThat(n2.engine.admit("s")).isEqualTo(Admission.FETCH_FIRST);
+    Acquisition acquired = n2.engine.acquire("s", "n1");
+    assertThat(acquired.unavailable()).isEmpty();
+    assertThat(acquired.snapshot()).hasValueSatisfying(s -> assertThat(n2.decode(s)).hasSize(10));
+  }
+
   @Test
   void ownerMissingFromTheViewButNotSeenDying_isUnavailable_neverAbsent() throws Exception {
     EngineCluster c = start();
@@ -89,6 +112,7 @@ class QuarantinedBuddyOfAKilledOwnerTest {
 
     c.crash("n1"); // the view drops it, no refusal: from n2, which was stalled, this may be a cut, not a death
     await().atMost(AWAIT).until(() -> !n2.engine.members().contains(new NodeId("n1")));
+    n2.engine.runMaintenance(); // dialled: no answer either way
 
     assertThat(n2.engine.admit("s").refusal()).as("alone, and nothing says it is not the one cut off").isPresent();
     Acquisition acquired = n2.engine.acquire("s", "n1");

@@ -59,6 +59,8 @@ public final class InMemoryNetwork implements AutoCloseable {
   private final Object lock = new Object();
   private final Map<NodeId, InMemoryTransport> nodes = new HashMap<>();
   private final Set<InMemoryTransport> crashed = ConcurrentHashMap.newKeySet();
+  /** Nodes {@link #kill killed}: a dial to them is refused (a crashed node's hangs, or goes nowhere). */
+  private final Set<NodeId> killed = ConcurrentHashMap.newKeySet();
   private final Set<NodeId> hung = ConcurrentHashMap.newKeySet();
   private final List<Partition> partitions = new ArrayList<>();
   private final Map<Link, Integer> drops = new HashMap<>();
@@ -141,12 +143,18 @@ public final class InMemoryNetwork implements AutoCloseable {
    * connection closed and a redial was refused (what a TCP transport sees of a SIGKILL, long before a view drops it).
    */
   public void kill(NodeId id) {
+    killed.add(id);
     crash(id);
     List<InMemoryTransport> others;
     synchronized (lock) {
       others = nodes.values().stream().filter(t -> !t.localNode().equals(id) && !crashed.contains(t)).toList();
     }
     others.forEach(t -> t.peerRefused(id));
+  }
+
+  /** Whether {@code id} was {@link #kill killed}. */
+  boolean killed(NodeId id) {
+    return killed.contains(id);
   }
 
   /**

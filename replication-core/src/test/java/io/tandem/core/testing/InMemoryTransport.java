@@ -2,6 +2,7 @@ package io.tandem.core.testing;
 
 import io.tandem.core.spi.BackPressureException;
 import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.Member;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.PeerWatcher;
 import io.tandem.core.spi.PeerUnreachableException;
@@ -106,6 +107,12 @@ public final class InMemoryTransport implements Transport {
   @Override
   public void watchPeers(PeerWatcher peerWatcher) {
     this.watcher = Objects.requireNonNull(peerWatcher, "peerWatcher");
+  }
+
+  /** Refused when the member was {@linkplain InMemoryNetwork#kill killed}; crashed (hung, cut) says nothing. */
+  @Override
+  public boolean refusesConnections(Member member) {
+    return network.killed(member.id());
   }
 
   /** {@code peer} was killed: its connection to this node closed and its host refused a new one. */

@@ -305,6 +305,12 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     timer.schedule(() -> connection.connection.closeSilently(), config.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  @Override
+  public boolean refusesConnections(Member member) {
+    return parseAddress(member).map(address -> RedialCheck.dial(address, config.connectTimeout()) == RedialCheck.Result.REFUSED)
+        .orElse(false);
+  }
+
   private java.util.Optional<InetSocketAddress> parseAddress(Member member) {
     String address = member.transportAddress();
     int colon = address.lastIndexOf(':');

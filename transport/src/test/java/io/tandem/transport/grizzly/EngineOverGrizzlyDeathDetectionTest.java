@@ -174,6 +174,20 @@ class EngineOverGrizzlyDeathDetectionTest {
     assertThat(b.engine().owns("s1")).isTrue();
   }
 
+  /** What a quarantined node asks of an owner the view dropped before its connection said anything. */
+  @Test
+  void refusesConnections_onlyWhereNothingListens() throws Exception {
+    Node a = start("a", patient());
+    Node b = start("b", patient());
+    io.tandem.core.spi.Member bAsMember = new io.tandem.core.spi.Member(b.id(), b.transport().localAddress());
+    assertThat(a.transport().refusesConnections(bAsMember)).as("b listens").isFalse();
+    assertThat(a.transport().refusesConnections(new io.tandem.core.spi.Member(b.id(), "not an address"))).isFalse();
+
+    b.transport().close();
+
+    assertThat(a.transport().refusesConnections(bAsMember)).as("nothing listens at b's address now").isTrue();
+  }
+
   @Test
   void hungBuddy_connectionOpenAndNoAnswers_isNotSuspected_theWriteIsUnconfirmed() throws Exception {
     ReplicationConfig quick = ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))
