@@ -50,7 +50,9 @@ class DistributionKillIT {
    * Regression: a fresh-clone CI run of the test above found the survivor serving an empty page. A survivor that had
    * stalled past its pause threshold (a loaded machine: 1.5 s without running) was in quarantine when the owner died:
    * it left its own backup aside, and once the view dropped the owner it refused the session for as long as it saw no
-   * other member. The stall is made here with SIGSTOP; the survivor must serve the session within the retries.
+   * other member. The stall is made here with SIGSTOP, long enough for the owner to drop the buddy from its view (and
+   * close their connection, so that its death is not seen as a refused redial but found by dialling it); the survivor
+   * must serve the session within the retries.
    */
   @Test
   void sigkillOfTheOwnerRightAfterItsBuddyStalled_survivorHasEveryAcknowledgedAttribute() throws Exception {
@@ -93,9 +95,10 @@ class DistributionKillIT {
 
     if (stallTheBuddyFirst) {
       n2.hang();
-      Thread.sleep(2_500); // past the 1.5 s pause threshold
+      Thread.sleep(4_000); // past the 1.5 s pause threshold and the membership's 3 s heartbeat timeout
       n2.resume();
-      await().atMost(Duration.ofSeconds(10)).until(() -> n2.log().contains("did not run for"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> n2.log().contains("did not run for")
+          && n1.log().contains("buddy is now nobody"));
     }
     n1.kill();
 
