@@ -771,8 +771,9 @@ public final class ReplicationEngine implements AutoCloseable {
   }
 
   /**
-   * Once a session is protected on its new buddy, the previous buddy (still alive after a join moved the ring)
-   * drops its now-redundant copy. Not before: until then that copy is the only backup. A release lost on the way is
+   * Once a session is protected on its new buddy, or no longer owned here (ended, handed on, fenced), the previous
+   * buddy (still alive after a join moved the ring) drops its now-redundant copy. Not before: until then that copy
+   * is the only backup. A release lost on the way is
    * sent again by the next tick, as long as the former buddy is a member: a copy left behind stops receiving updates
    * but lives on (its owner is alive), and a stale copy held by a member is one that a later takeover could find.
    */
@@ -781,9 +782,10 @@ public final class ReplicationEngine implements AutoCloseable {
       Map.Entry<OwnedSession, NodeId> entry = it.next();
       OwnedSession session = entry.getKey();
       NodeId former = entry.getValue();
-      if (!session.isActive()) {
-        it.remove();
-      } else if (session.isProtected()) {
+      // A session that ended, moved on or was fenced before its new buddy had it is released too: its former buddy is
+      // no longer its buddy, nobody else would ever tell it, and a copy left there would be adopted, stale or ended,
+      // the day its owner leaves the view.
+      if (!session.isActive() || session.isProtected()) {
         it.remove();
         if (current.contains(former) && !former.equals(to)) {
           transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), InvalidateReason.RELEASED))

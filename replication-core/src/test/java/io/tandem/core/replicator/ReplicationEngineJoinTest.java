@@ -73,6 +73,36 @@ class ReplicationEngineJoinTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> cluster.node("n3").engine.stats().backupSessions() == 0);
   }
 
+  /**
+   * Regression: a join moves the session's backup to the new buddy, and the owner ends the session before its copy got
+   * there. The former buddy's copy was released only for sessions still active once protected elsewhere, so it stayed,
+   * and when the owner left the view the former buddy adopted it: a logged-out session came back.
+   */
+  @Test
+  void join_sessionEndedBeforeItsCopyReachedTheNewBuddy_theFormerBuddyLetsGo_andNothingComesBackWhenTheOwnerDies()
+      throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean copiesHeldBack = new java.util.concurrent.atomic.AtomicBoolean();
+    cluster = new EngineCluster(
+        ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n3");
+    cluster.holdBackReprotection(copiesHeldBack::get);
+    EngineCluster.Node owner = cluster.node("n1");
+    owner.create("s");
+    owner.request("s", (s, reads) -> s.setAttribute("user", "alice"));
+    await().atMost(Duration.ofSeconds(10)).until(() -> cluster.node("n3").backup("s").isPresent());
+    copiesHeldBack.set(true);
+    cluster.start("n2");
+    await().atMost(Duration.ofSeconds(10)).until(() -> owner.engine.buddy().equals(java.util.Optional.of(new NodeId("n2"))));
+
+    assertThat(owner.engine.invalidated("s").get(5, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(FlushOutcome.REPLICATED);
+    owner.engine.runMaintenance();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> cluster.node("n3").backup("s").isEmpty());
+    cluster.crash("n1");
+    await().atMost(Duration.ofSeconds(10)).until(() -> !cluster.node("n3").engine.members().contains(new NodeId("n1")));
+    assertThat(cluster.node("n3").engine.owns("s")).as("the logout sticks").isFalse();
+    assertThat(cluster.node("n2").engine.owns("s")).isFalse();
+  }
+
   @Test
   void gracefulLeave_handsEverySessionOverWithItsLatestState() throws Exception {
     cluster = new EngineCluster(ReplicationConfig.builder().mode(io.tandem.core.config.ReplicationMode.ASYNC)
