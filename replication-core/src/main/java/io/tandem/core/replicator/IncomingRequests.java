@@ -7,6 +7,8 @@ import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.Nack;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -81,15 +83,17 @@ final class IncomingRequests {
       return ownedHere(change.oldId(), change.epoch()).orElseGet(() -> backups.changeId(from, change));
     }
     if (request instanceof Message.BulkTransfer bulk) {
+      List<Message.BulkRefusals.Refusal> refusals = new ArrayList<>(0);
       for (SessionSnapshot s : bulk.sessions()) {
         appeared.accept(s.id());
         if (bulk.purpose() == Message.BulkTransfer.Purpose.HANDOFF) {
           adoptHandoff.accept(s);
-        } else if (ownedHere(s.id(), s.epoch()).isEmpty()) {
-          backups.applyFull(from, s);
+        } else if (ownedHere(s.id(), s.epoch()).orElseGet(() -> backups.applyFull(from, s)) instanceof Nack refused) {
+          refusals.add(new Message.BulkRefusals.Refusal(s.id(), refused));
         }
       }
-      return new Message.Ack(0, 0);
+      // Each refusal is reported, not swallowed: the owner would otherwise count a copy protected that is not here.
+      return refusals.isEmpty() ? new Message.Ack(0, 0) : new Message.BulkRefusals(refusals);
     }
     if (request instanceof Message.Locate locate) {
       return locate(locate.sessionId());

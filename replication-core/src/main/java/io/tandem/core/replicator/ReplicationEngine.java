@@ -198,6 +198,19 @@ public final class ReplicationEngine implements AutoCloseable {
               }
 
               @Override
+              public void refused(OwnedSession session, NodeId to, Message.Nack refusal) {
+                if (refusal.reason() == Message.Nack.Reason.STALE_EPOCH || refusal.reason() == Message.Nack.Reason.INVALIDATED) {
+                  // As a refused update: the cluster moved on from this copy (taken over, or ended).
+                  fence(session, "buddy " + to.value() + " refused its copy: " + refusal.reason() + " " + refusal.detail());
+                  return;
+                }
+                counters.refusedByBuddy.increment();
+                log.warn("transfer-refused:" + to, "Buddy " + to.value() + " refused the copy of session [" + session.id()
+                    + "]: " + refusal.reason() + " " + refusal.detail());
+                owned.markUnprotected(session);
+              }
+
+              @Override
               public void failed(List<OwnedSession> sessions, NodeId to, Throwable cause) {
                 counters.sendFailures.increment();
                 log.warn("transfer:" + to, "State transfer of " + sessions.size() + " sessions to " + to + " failed: " + cause);

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -15,6 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Re-protects sessions whose buddy has no copy: after a buddy died or a new one joined, after an owner died and
@@ -39,6 +41,9 @@ final class StateTransfer {
 
   interface Callbacks {
     void protectedAt(OwnedSession session, NodeId buddy, long version);
+
+    /** The buddy refused this session's copy, as it would have refused it sent alone. */
+    void refused(OwnedSession session, NodeId buddy, Message.Nack refusal);
 
     void failed(List<OwnedSession> sessions, NodeId buddy, Throwable cause);
   }
@@ -138,11 +143,20 @@ final class StateTransfer {
     send.apply(to, new BulkTransfer(BulkTransfer.Purpose.BACKUP, snapshots))
         .whenComplete(
             (reply, failure) -> {
-              if (failure == null && reply instanceof Message.Ack) {
+              if (failure == null && (reply instanceof Message.Ack || reply instanceof Message.BulkRefusals)) {
+                Map<String, Message.Nack> refused = reply instanceof Message.BulkRefusals some
+                    ? some.refusals().stream().collect(Collectors.toMap(Message.BulkRefusals.Refusal::sessionId,
+                        Message.BulkRefusals.Refusal::nack, (first, second) -> first))
+                    : Map.of();
                 for (int i = 0; i < sessions.size(); i++) {
-                  callbacks.protectedAt(sessions.get(i), to, snapshots.get(i).version());
+                  Message.Nack refusal = refused.get(sessions.get(i).id());
+                  if (refusal == null) {
+                    callbacks.protectedAt(sessions.get(i), to, snapshots.get(i).version());
+                  } else {
+                    callbacks.refused(sessions.get(i), to, refusal);
+                  }
                 }
-                rules.counters().stateTransferSessions.add(sessions.size());
+                rules.counters().stateTransferSessions.add(sessions.size() - refused.size());
                 rules.counters().stateTransferBytes.add(batchBytesSent);
               } else {
                 callbacks.failed(

@@ -293,4 +293,31 @@ public sealed interface Message {
       HANDOFF
     }
   }
+
+  /**
+   * The answer to a {@link BulkTransfer} of backups of which the receiver refused some sessions (one it applied whole
+   * is answered with an {@link Ack}): each refusal as the receiver would have answered that session sent alone, so
+   * that the owner fences a copy the cluster has moved on from instead of counting it protected.
+   */
+  record BulkRefusals(List<Refusal> refusals) implements Message {
+    public BulkRefusals {
+      refusals = List.copyOf(refusals);
+      if (refusals.isEmpty()) {
+        throw new IllegalArgumentException("a bulk transfer applied whole is answered with an Ack");
+      }
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.BULK_REFUSALS;
+    }
+
+    /** One session of the batch, and why it was refused. */
+    public record Refusal(String sessionId, Nack nack) {
+      public Refusal {
+        Objects.requireNonNull(sessionId, "sessionId");
+        Objects.requireNonNull(nack, "nack");
+      }
+    }
+  }
 }

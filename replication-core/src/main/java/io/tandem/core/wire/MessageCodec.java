@@ -23,7 +23,8 @@ import java.util.Set;
 public final class MessageCodec {
   /**
    * 1: the first release. 2: adds {@link MessageType#ACK_RANGE}, which a version-1 node could not read. 3: a {@link
-   * Message.LocateReply} may say {@code ENDED} or {@code UNCONFIRMED}, which a version-2 node could not read.
+   * Message.LocateReply} may say {@code ENDED} or {@code UNCONFIRMED}, and a bulk transfer of backups may be answered
+   * with {@link MessageType#BULK_REFUSALS}, neither of which a version-2 node could read.
    */
   public static final int PROTOCOL_VERSION = 3;
   public static final int LENGTH_BYTES = 4;
@@ -162,6 +163,15 @@ public final class MessageCodec {
       w.u8(m.purpose().ordinal());
       w.i32(m.sessions().size());
       m.sessions().forEach(s -> writeSnapshot(w, s));
+    } else if (message instanceof Message.BulkRefusals m) {
+      w.i32(m.refusals().size());
+      for (Message.BulkRefusals.Refusal refusal : m.refusals()) {
+        w.string(refusal.sessionId());
+        w.u8(refusal.nack().reason().ordinal());
+        w.i64(refusal.nack().epoch());
+        w.i64(refusal.nack().version());
+        w.string(refusal.nack().detail());
+      }
     } else {
       throw new IllegalArgumentException("no encoding for " + message.type());
     }
@@ -216,6 +226,15 @@ public final class MessageCodec {
           sessions.add(readSnapshot(r));
         }
         yield new Message.BulkTransfer(purpose, sessions);
+      }
+      case BULK_REFUSALS -> {
+        int n = r.count("refusals", 25); // two string lengths, a reason, an epoch, a version
+        List<Message.BulkRefusals.Refusal> refusals = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          refusals.add(new Message.BulkRefusals.Refusal(r.string("sessionId"), new Message.Nack(
+              r.enumValue(Message.Nack.Reason.class, "reason"), r.i64("epoch"), r.i64("version"), r.string("detail"))));
+        }
+        yield new Message.BulkRefusals(refusals);
       }
     };
   }

@@ -14,7 +14,8 @@ public enum MessageType {
   LOCATE_REPLY(10),
   MIGRATE(11),
   BULK_TRANSFER(12),
-  ACK_RANGE(13);
+  ACK_RANGE(13),
+  BULK_REFUSALS(14);
 
   private static final MessageType[] BY_CODE = new MessageType[256];
 

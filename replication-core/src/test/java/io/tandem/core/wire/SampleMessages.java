@@ -44,6 +44,9 @@ final class SampleMessages {
         new Message.LocateReply("s1", Message.LocateReply.Holding.UNCONFIRMED, 3, 4),
         new Message.Migrate("s1", new NodeId("node-2"), 7),
         new Message.BulkTransfer(Message.BulkTransfer.Purpose.BACKUP, List.of(snapshot("b1"), snapshot("b2"))),
-        new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, List.of()));
+        new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, List.of()),
+        new Message.BulkRefusals(List.of(
+            new Message.BulkRefusals.Refusal("b1", new Message.Nack(Message.Nack.Reason.STALE_EPOCH, 4, 9, "backup of session b1 is at epoch 4")),
+            new Message.BulkRefusals.Refusal("b2", new Message.Nack(Message.Nack.Reason.INVALIDATED, 3, 0, "session b2 was invalidated")))));
   }
 }
