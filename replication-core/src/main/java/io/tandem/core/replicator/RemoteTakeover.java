@@ -292,10 +292,18 @@ final class RemoteTakeover {
     return Acquisition.unavailable("session " + id + " was just taken over by another request on " + local.value());
   }
 
+  /**
+   * Whether copy {@code a} is newer than {@code b}: the newer epoch first (a copy at a newer epoch comes from the owner
+   * that took the session over since, and in SYNC mode holds every change acknowledged before; an owner at an older
+   * epoch is one that has not been fenced yet), then the owner's own copy, then the later version.
+   */
   private static boolean better(Message.LocateReply a, Message.LocateReply b) {
+    if (a.epoch() != b.epoch()) {
+      return a.epoch() > b.epoch();
+    }
     if (a.holding() != b.holding()) {
       return a.holding() == Message.LocateReply.Holding.PRIMARY;
     }
-    return a.epoch() != b.epoch() ? a.epoch() > b.epoch() : a.version() > b.version();
+    return a.version() > b.version();
   }
 }

@@ -55,6 +55,36 @@ class ReplicationEngineMigrationTest {
     assertThat(n3.engine.stats().sessionsMigratedIn()).isEqualTo(1);
   }
 
+  /**
+   * Regression: of the holders every member reported, an owner was preferred to a backup whatever their epochs. A
+   * backup at a newer epoch than an owner's copy is the copy of the owner that took the session over since (here it
+   * hangs, so it does not answer); the old owner's copy is stale, and migrating it in would make a second owner at the
+   * epoch the hung one holds. The newer epoch wins, and the owner only at the same epoch: here the backup's holder
+   * refuses to hand over a copy whose owner is a member, so the session is unavailable until that owner answers or
+   * leaves the view, never taken from the stale owner.
+   */
+  @Test
+  void acquire_anOwnerAtAnOlderEpochAndABackupAtANewerOne_theBackupWins() throws Exception {
+    cluster = new EngineCluster(
+        ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n2", "n3", "n4");
+    EngineCluster c = cluster;
+    c.node("n1").create("s");
+    c.node("n1").request("s", (s, reads) -> s.setAttribute("cart", "book"));
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s").isPresent());
+    assertThat(c.node("n2").engine.promote("s")).hasValueSatisfying(s -> assertThat(s.epoch()).isEqualTo(2)); // n1 not told
+    await().atMost(AWAIT).until(() -> c.node("n3").engine.backupOf("s").map(b -> b.epoch() == 2).orElse(false));
+    c.network.hang(new io.tandem.core.spi.NodeId("n2"));
+    try {
+      var acquired = c.node("n4").engine.acquire("s");
+
+      assertThat(acquired.snapshot()).as("not n1's stale copy, taken at the epoch the hung n2 owns it at").isEmpty();
+      assertThat(acquired.unavailable()).hasValueSatisfying(why -> assertThat(why).contains("n3"));
+      assertThat(c.node("n1").listener.fenced).isEmpty();
+    } finally {
+      c.network.resume(new io.tandem.core.spi.NodeId("n2"));
+    }
+  }
+
   @Test
   void acquire_ofASessionThisNodeOwnsAlready_asksNobody_andItsBuddyKeepsTheCopy() throws Exception {
     EngineCluster c = start();
