@@ -22,7 +22,6 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +34,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
@@ -96,6 +94,7 @@ public final class ReplicationEngine implements AutoCloseable {
   private final Locator locator;
   private final Quarantine quarantine;
   private final Migrations migrations;
+  private final GracefulHandoff handoff;
   private final UnknownSessions unknown;
   private final SuspectedPeers suspects = new SuspectedPeers();
   /** Serialises the derivation of {@code buddy} from the view and the suspects, and the re-protection it starts. */
@@ -295,6 +294,8 @@ public final class ReplicationEngine implements AutoCloseable {
         });
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
         quarantine::isSuspect, unknown::appeared, counters, log);
+    this.handoff = new GracefulHandoff(local, transport, owned, rules, config.stateTransferBatchBytes(), counters, log,
+        quarantine::forget);
   }
 
   private static Duration max(Duration a, Duration b) {
@@ -685,65 +686,7 @@ public final class ReplicationEngine implements AutoCloseable {
    */
   public int handOff(Duration timeout) {
     NodeId to = buddy;
-    if (to == null) {
-      return 0;
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    List<OwnedSession> batch = new ArrayList<>();
-    List<SessionSnapshot> snapshots = new ArrayList<>();
-    long bytes = 0;
-    int handed = 0;
-    for (OwnedSession session : List.copyOf(owned.all())) {
-      SessionSnapshot snapshot;
-      synchronized (session) {
-        if (!session.isActive()) {
-          continue;
-        }
-        snapshot = session.snapshot(rules);
-      }
-      batch.add(session);
-      snapshots.add(snapshot);
-      bytes += snapshot.serializedSize();
-      if (bytes >= config.stateTransferBatchBytes()) {
-        handed += sendHandoff(to, batch, snapshots, deadline);
-        batch.clear();
-        snapshots.clear();
-        bytes = 0;
-      }
-    }
-    if (!batch.isEmpty()) {
-      handed += sendHandoff(to, batch, snapshots, deadline);
-    }
-    LOG.log(Level.INFO, "Node {0} handed {1} sessions over to {2} before leaving", local.value(), handed, to.value());
-    return handed;
-  }
-
-  private int sendHandoff(NodeId to, List<OwnedSession> sessions, List<SessionSnapshot> snapshots, long deadline) {
-    try {
-      // The handoff's own deadline, not the transport's request timeout (the ack timeout): a buddy that is slow
-      // while a node leaves (a loaded machine, a collection pause) is waited for, as the container allows.
-      Duration left = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
-      Message reply = transport.request(to, new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, snapshots), left)
-          .get(left.toNanos(), TimeUnit.NANOSECONDS);
-      if (!(reply instanceof Message.Ack)) {
-        log.warn("handoff:" + to, "Buddy " + to.value() + " refused a handoff: " + reply);
-        return 0;
-      }
-      for (OwnedSession session : sessions) {
-        if (session.fence()) {
-          owned.retire(session);
-          quarantine.forget(session.id());
-        }
-      }
-      counters.sessionsHandedOff.add(sessions.size());
-      return sessions.size();
-    } catch (ExecutionException | TimeoutException e) {
-      log.warn("handoff:" + to, "Handoff of " + sessions.size() + " sessions to " + to.value() + " failed: " + e);
-      return 0;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return 0;
-    }
+    return to == null ? 0 : handoff.handOff(to, timeout);
   }
 
   // ---- sending and replies ----------------------------------------------------------------------------------
