@@ -52,6 +52,9 @@ final class Migrations {
 
     /** Whether {@code peer} was seen dying, not merely missing from the view (see {@link SuspectedPeers#seenDying}). */
     boolean seenDying(NodeId peer);
+
+    /** Releases {@code former}'s copy of a session that moved on, at the next maintenance tick and until it answers. */
+    void releaseLater(OwnedSession session, NodeId former);
   }
 
 
@@ -281,7 +284,12 @@ final class Migrations {
       handedAway.add(id);
       NodeId to = engine.buddy();
       if (to != null && !to.equals(requester)) {
-        transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED));
+        transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED))
+            .whenComplete((reply, failure) -> {
+              if (failure != null) {
+                engine.releaseLater(session, to); // a copy left there would be adopted, stale, when this node leaves
+              }
+            });
       }
     } else {
       Optional<NodeId> liveOwner = backups.entry(id).map(BackupStore.BackupEntry::owner)

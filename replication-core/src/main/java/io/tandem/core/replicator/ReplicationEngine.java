@@ -291,6 +291,11 @@ public final class ReplicationEngine implements AutoCloseable {
           public boolean seenDying(NodeId peer) {
             return suspects.seenDying(peer);
           }
+
+          @Override
+          public void releaseLater(OwnedSession session, NodeId former) {
+            releaseAfterProtection.putIfAbsent(session, former);
+          }
         });
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
         quarantine::isSuspect, unknown::appeared, counters, log);
@@ -743,7 +748,8 @@ public final class ReplicationEngine implements AutoCloseable {
       // the day its owner leaves the view.
       if (!session.isActive() || session.isProtected()) {
         it.remove();
-        if (current.contains(former) && !former.equals(to)) {
+        // The current buddy keeps the copy of a session still owned here; of one that moved on it keeps nothing.
+        if (current.contains(former) && (!session.isActive() || !former.equals(to))) {
           transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), InvalidateReason.RELEASED))
               .whenComplete((reply, failure) -> {
                 if (failure != null) {

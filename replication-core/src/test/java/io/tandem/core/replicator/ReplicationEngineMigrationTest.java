@@ -85,6 +85,27 @@ class ReplicationEngineMigrationTest {
     }
   }
 
+  /**
+   * Regression: the owner that hands a session over tells its buddy to drop its copy, once; a release lost on the way
+   * left a stale copy there, which that buddy would adopt, at the new owner's epoch, the day the former owner left.
+   */
+  @Test
+  void acquire_releaseOfTheFormerOwnersBuddyLostOnTheWay_isSentAgainByTheNextTick() throws Exception {
+    EngineCluster c = start();
+    EngineCluster.Node owner = c.node("n1");
+    owner.create("s1");
+    owner.request("s1", (s, reads) -> s.setAttribute("cart", "book"));
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
+    c.network.dropNext(new io.tandem.core.spi.NodeId("n1"), new io.tandem.core.spi.NodeId("n2"), 1); // the release
+
+    assertThat(c.node("n3").engine.acquire("s1").snapshot()).isPresent();
+    Thread.sleep(EngineCluster.TIMEOUT.multipliedBy(2).toMillis());
+    assertThat(c.node("n2").backup("s1")).as("the release was lost").isPresent();
+    owner.engine.runMaintenance();
+
+    await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isEmpty());
+  }
+
   @Test
   void acquire_ofASessionThisNodeOwnsAlready_asksNobody_andItsBuddyKeepsTheCopy() throws Exception {
     EngineCluster c = start();
