@@ -41,6 +41,12 @@ final class Quarantine {
 
     /** Whether this node holds a backup of {@code id} whose owner it saw die (see {@link SuspectedPeers#seenDying}). */
     boolean heldFromADeadOwner(String id);
+
+    /**
+     * Whether this node sees no other member and saw every member that left its view die (its host refused it), or
+     * never saw one leave: it is not the one cut off, and no other member can have moved its sessions on.
+     */
+    boolean lastSurvivor();
   }
 
   private final NodeId local;
@@ -160,7 +166,7 @@ final class Quarantine {
       return confirm(mine.get());
     }
     if (mine.isEmpty() && pauses.quarantined()) {
-      return othersIn(view.get()) || engine.heldFromADeadOwner(id) ? Admission.FETCH_FIRST
+      return othersIn(view.get()) || engine.heldFromADeadOwner(id) || engine.lastSurvivor() ? Admission.FETCH_FIRST
           : Admission.refused("node " + local.value() + " was paused or cut off and sees no other member to ask where session " + id + " is");
     }
     return Admission.ADMITTED;
@@ -187,11 +193,16 @@ final class Quarantine {
    * another epoch or ended it, and the request must fetch the copy the cluster has, or finds none. A copy elsewhere at
    * an older epoch is no proof that this one is newer: a node cut off from the others may have adopted its backup at
    * a higher epoch while the owner went on writing at its own, acknowledged by another buddy (the partition drill).
+   * A node that sees nobody keeps its copy only as the last survivor (see {@link Engine#lastSurvivor}): what a member
+   * it saw die may have written to the session since could only have been acknowledged as written alone.
    */
   private Admission confirm(OwnedSession session) {
     String id = session.id();
     Locator.Answers answers = locator.ask(id);
     Map<NodeId, Message.LocateReply> replies = answers.replies();
+    if (replies.isEmpty() && answers.silent().isEmpty() && engine.lastSurvivor()) {
+      return keep(session, "it is the last member left");
+    }
     if (replies.isEmpty()) {
       return Admission.refused("node " + local.value() + " was paused or cut off and no other member answers whether session " + id + " moved on");
     }
@@ -213,11 +224,16 @@ final class Quarantine {
     if (!confirmed && !unknownElsewhere) {
       return fenced(session, "another member holds it at an older epoch, and none at this node's");
     }
-    pauses.cleared(id);
+    return confirmed ? keep(session, null) : keep(session, "no other member knows it");
+  }
+
+  /** The copy is the cluster's: no longer suspect, and sent to the buddy if it has none. */
+  private Admission keep(OwnedSession session, String onlyCopyBecause) {
+    pauses.cleared(session.id());
     engine.protect(session);
-    if (!confirmed) {
-      LOG.log(Level.INFO, "Node {0}: no other member knows session [{1}] after the pause; this node''s copy is the only "
-          + "one and is kept", local.value(), id);
+    if (onlyCopyBecause != null) {
+      LOG.log(Level.INFO, "Node {0}: after the pause, this node''s copy of session [{1}] is the only one and is kept: {2}",
+          local.value(), session.id(), onlyCopyBecause);
     }
     return Admission.ADMITTED;
   }
@@ -238,14 +254,15 @@ final class Quarantine {
 
   /** The maintenance tick: confirms in the background what no request confirmed, and lifts quarantine once settled. */
   void tick(MembershipView current) {
-    if (pauses.suspectCount() > 0 && othersIn(current)) {
+    boolean lastSurvivor = !othersIn(current) && engine.lastSurvivor();
+    if (pauses.suspectCount() > 0 && (othersIn(current) || lastSurvivor)) {
       for (OwnedSession session : owned.all()) {
         if (pauses.isSuspect(session.id())) {
           confirm(session);
         }
       }
     }
-    if (pauses.liftIfSettled(othersIn(current))) {
+    if (pauses.liftIfSettled(othersIn(current) || lastSurvivor)) {
       LOG.log(Level.INFO, "Node {0}: quarantine lifted in {1}", local.value(), current);
       engine.adoptAbsentOwners(current);
     }

@@ -243,6 +243,12 @@ public final class ReplicationEngine implements AutoCloseable {
           public boolean heldFromADeadOwner(String id) {
             return backups.entry(id).map(held -> suspects.seenDying(held.owner())).orElse(false);
           }
+
+          @Override
+          public boolean lastSurvivor() {
+            MembershipView current = viewWithoutSuspects();
+            return current != null && current.memberIds().equals(List.of(local)) && suspects.departedUnseen().isEmpty();
+          }
         });
     // After a view change, sessions reach the node the ring names as each member installs the view (a dead owner's
     // buddy adopts at once; a leaving node handed its sessions over before it left): the settle timeout, which bounds
@@ -776,14 +782,17 @@ public final class ReplicationEngine implements AutoCloseable {
 
   /**
    * In quarantine, a member the view dropped before this node saw it die may be dead or beyond a cut: an owner of
-   * backups held here is dialled once per tick, and one whose host refuses is dead (its backups may be taken over,
-   * see {@link Migrations}). Without this, a buddy paused long enough to be dropped, whose owner was then killed,
+   * backups held here (any departed member, while this node is alone) is dialled once per tick, and one whose host
+   * refuses is dead (its backups may be taken over, see {@link Migrations}). Without this, a buddy paused long enough to be dropped, whose owner was then killed,
    * would refuse the owner's sessions for as long as it saw no other member.
    */
   private void dialDepartedOwners() {
     Set<NodeId> owners = backups.owners();
+    MembershipView current = viewWithoutSuspects();
+    boolean alone = current != null && current.memberIds().equals(List.of(local));
     for (Member departed : suspects.departedUnseen()) {
-      if (owners.contains(departed.id()) && transport.refusesConnections(departed)) {
+      // Alone, every one is dialled: if all of them died, this node is the last one left (Quarantine's lastSurvivor).
+      if ((alone || owners.contains(departed.id())) && transport.refusesConnections(departed)) {
         suspects.refusedAfterLeaving(departed.id());
         LOG.log(Level.WARNING, "Node {0}: {1}, which left the view, refuses connections at {2}: it died. The sessions "
             + "this node holds copies of may be taken over once no other member knows them", local.value(),
