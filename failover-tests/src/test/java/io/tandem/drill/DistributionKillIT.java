@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -52,7 +53,8 @@ class DistributionKillIT {
    * it left its own backup aside, and once the view dropped the owner it refused the session for as long as it saw no
    * other member. The stall is made here with SIGSTOP, long enough for the owner to drop the buddy from its view (and
    * close their connection, so that its death is not seen as a refused redial but found by dialling it); the survivor
-   * must serve the session within the retries.
+   * must serve the session within the retries. A user of the buddy itself must be served too: after the owner's death
+   * the buddy is the last node left, and keeps its own sessions although it stalled.
    */
   @Test
   void sigkillOfTheOwnerRightAfterItsBuddyStalled_survivorHasEveryAcknowledgedAttribute() throws Exception {
@@ -93,6 +95,13 @@ class DistributionKillIT {
     }
     assertThat(acknowledged).hasSize(10);
 
+    // In the stalled case, a user of the buddy too: after the stall and the owner's death it is the last node left,
+    // and must go on serving its own sessions.
+    HttpClient buddysUser = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
+    if (stallTheBuddyFirst) {
+      assertThat(get(buddysUser, n2, "/app/session.jsp?action=set&name=mine&value=kept")).startsWith("ok ");
+    }
+
     if (stallTheBuddyFirst) {
       n2.hang();
       Thread.sleep(4_000); // past the 1.5 s pause threshold and the membership's 3 s heartbeat timeout
@@ -102,23 +111,33 @@ class DistributionKillIT {
     }
     n1.kill();
 
-    // A 503 is an unknown outcome the user retries, as a load balancer would; a 200 must carry every acknowledged
-    // attribute. Retries are bounded: a survivor that keeps answering 503 fails the test as surely as a lost write.
-    List<String> answers = new ArrayList<>();
-    HttpResponse<String> survivor = send(client, n2, "/app/session.jsp");
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (survivor.statusCode() == 503 && System.nanoTime() < deadline) {
-      answers.add("503 " + reason(survivor.body()));
-      Thread.sleep(250);
-      survivor = send(client, n2, "/app/session.jsp");
-    }
-    answers.add(survivor.statusCode() + " " + reason(survivor.body()));
     TreeMap<String, String> expected = new TreeMap<>(acknowledged);
     expected.put("probe", "1");
-    assertThat(AppResponse.parse(survivor.body().trim()).attributes())
-        .as("the survivor answered %s%nTandem on n2 logged:%n%s", answers, tandemLines(n2))
+    assertServedWithRetries(client, n2, expected);
+    if (stallTheBuddyFirst) {
+      assertServedWithRetries(buddysUser, n2, Map.of("mine", "kept"));
+    }
+  }
+
+  /**
+   * Reads the user's session on {@code node}, retrying a 503 for up to 15 s as a user would: a 503 is an unknown
+   * outcome, a 200 must carry every acknowledged attribute, and a node that keeps answering 503 fails.
+   */
+  private static void assertServedWithRetries(HttpClient client, TomcatProcess node, Map<String, String> expected)
+      throws Exception {
+    List<String> answers = new ArrayList<>();
+    HttpResponse<String> response = send(client, node, "/app/session.jsp");
+    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (response.statusCode() == 503 && System.nanoTime() < deadline) {
+      answers.add("503 " + reason(response.body()));
+      Thread.sleep(250);
+      response = send(client, node, "/app/session.jsp");
+    }
+    answers.add(response.statusCode() + " " + reason(response.body()));
+    assertThat(AppResponse.parse(response.body().trim()).attributes())
+        .as("the survivor answered %s%nTandem there logged:%n%s", answers, tandemLines(node))
         .isEqualTo(expected);
-    assertThat(survivor.statusCode()).isEqualTo(200);
+    assertThat(response.statusCode()).isEqualTo(200);
   }
 
   private static String get(HttpClient client, TomcatProcess node, String path) throws Exception {
