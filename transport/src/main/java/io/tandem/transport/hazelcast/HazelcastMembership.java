@@ -220,6 +220,13 @@ public final class HazelcastMembership implements Membership {
     hz.setClusterName(config.clusterName());
     hz.setInstanceName("tandem-" + config.localNode() + "-" + config.clusterName());
     hz.setProperty(ClusterProperty.PHONE_HOME_ENABLED.getName(), "false");
+    // This member carries membership only, on a node whose CPU serves requests (often under a container's quota).
+    // Hazelcast's own bookkeeping for data members is switched off: the metrics collection (every 5 s, every metric
+    // of every service, for Management Center and JMX), the slow-operation detector's thread (it wakes every 100 ms to
+    // look for operations this member never runs) and the health monitor.
+    hz.getMetricsConfig().setEnabled(false);
+    hz.setProperty(ClusterProperty.SLOW_OPERATION_DETECTOR_ENABLED.getName(), "false");
+    hz.setProperty(ClusterProperty.HEALTH_MONITORING_LEVEL.getName(), "OFF");
     hz.setProperty(ClusterProperty.LOGGING_TYPE.getName(), "jdk");
     hz.setProperty(ClusterProperty.SOCKET_BIND_ANY.getName(), "false");
     hz.setProperty("hazelcast.local.localAddress", config.bindHost());

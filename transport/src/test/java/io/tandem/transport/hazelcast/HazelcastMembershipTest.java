@@ -72,6 +72,25 @@ class HazelcastMembershipTest {
         .until(() -> !onA.isEmpty() && onA.get(onA.size() - 1).memberIds().equals(List.of(A)));
   }
 
+  /**
+   * Every thread a member runs wakes up on the node's CPU, which serves requests. A member that carries membership
+   * only runs no metrics collection (every 5 s, every metric of every service), no slow-operation detector (a thread
+   * that wakes every 100 ms) and no health monitor.
+   */
+  @Test
+  void aMembershipMemberRunsNoneOfHazelcastsBookkeepingForDataMembers() throws Exception {
+    Membership a = started(A);
+    HazelcastInstance member = Hazelcast.getHazelcastInstanceByName(
+        HazelcastMembership.hazelcastConfig(fixture.config(A, "unused"), new IgnoreEvents()).getInstanceName());
+    assertThat(a.currentView().memberIds()).contains(A);
+
+    List<String> threads = Thread.getAllStackTraces().keySet().stream()
+        .map(Thread::getName).filter(name -> name.startsWith("hz." + member.getName() + ".")).toList();
+    assertThat(threads).isNotEmpty().noneMatch(name -> name.contains("SlowOperationDetector"));
+    assertThat(member.getConfig().getMetricsConfig().isEnabled()).isFalse();
+    assertThat(member.getConfig().getProperty("hazelcast.health.monitoring.level")).isEqualTo("OFF");
+  }
+
   @Test
   void membersWithoutTandemAttributesAreNotInTheView() throws Exception {
     Membership a = started(A);
