@@ -89,7 +89,9 @@ final class BenchRun {
       active = pair;
       StepRunner runner = new StepRunner(pair, cap, group, driver, settings.budget(), repeat);
       warmUp(runner);
+      pair.endAllSessions(); // compiles reset.jsp now: the JIT's work for Jasper's compiler lands before the cap
       pair.cap(cap, group);
+      JitSettling.Outcome jit = settleJit(runner, pair);
       UserSearch.Outcome search = settings.search().run(
           (phase, users) -> runner.run(phase, settings.profile().withUsers(users), "grow.jsp"), this::print);
       progress.printf(Locale.ROOT, "   U* = %d%s (strict %d)%n", search.uStar(), search.lowerBound() ? "+" : "",
@@ -101,7 +103,7 @@ final class BenchRun {
       }
       StepRecord peak = print(runner.run("peak", settings.peakProfile(), "touch.jsp"));
       return new SetupOutcome(setup.name(), setup.label(), repeat, search.uStar(), search.strictUStar(),
-          search.firstFailure(), search.lowerBound(), search.steps(), overhead, peak, null);
+          search.firstFailure(), search.lowerBound(), search.steps(), overhead, peak, null, jit);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return SetupOutcome.failed(setup, repeat, "interrupted");
@@ -128,6 +130,19 @@ final class BenchRun {
         .withTiming(settings.nodeWarmUp().dividedBy(2), oneSecond, settings.profile().requestTimeout()), "touch.jsp");
     progress.printf(Locale.ROOT, "   warmed up uncapped: %d users for %d s, then %d closed-loop clients (%d errors)%n",
         grow.users(), settings.nodeWarmUp().toSeconds(), touch.users(), grow.errors() + touch.errors());
+  }
+
+  /** The capped warm-up: load at the fixed-load step's user count until the JIT has gone quiet on both nodes. */
+  private JitSettling.Outcome settleJit(StepRunner runner, NodePair pair) throws Exception {
+    if (settings.nodeWarmUp().isZero()) {
+      return null;
+    }
+    JitSettling.Outcome jit = JitSettling.run(profile -> runner.run("warm-up", profile, "grow.jsp"),
+        settings.profile().withUsers(settings.overheadUsers()), pair.nodes.stream().map(BenchNode::pid).toList());
+    progress.printf(Locale.ROOT, "   warmed up capped: %d users for %d round(s) of %d s; JIT %s (cores in the last round: %s)%n",
+        settings.overheadUsers(), jit.rounds(), JitSettling.ROUND.toSeconds(), jit.settled() ? "quiet" : "NOT quiet",
+        jit.lastRoundJitCores().stream().map(c -> String.format(Locale.ROOT, "%.3f", c)).toList());
+    return jit;
   }
 
   /** Once both this setup and the control ran their fixed-load step in this repetition, whichever ran first. */

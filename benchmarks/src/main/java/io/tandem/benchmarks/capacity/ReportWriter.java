@@ -42,6 +42,23 @@ final class ReportWriter {
     BitmapEncoder.saveBitmap(uStarChart(report), directory.resolve(USTAR_CHART).toString(), BitmapEncoder.BitmapFormat.PNG);
   }
 
+  /** The capped warm-up of each setup, or nothing when none ran one. */
+  static String jitSettling(List<SetupOutcome> outcomes) {
+    StringBuilder md = new StringBuilder();
+    for (SetupOutcome o : outcomes) {
+      JitSettling.Outcome jit = o.jitSettling();
+      if (jit != null) {
+        md.append(String.format(Locale.ROOT, "- %s (rep. %d): capped warm-up of %d round(s) of %d s; %s (JIT cores per "
+                + "node in the last round: %s)%n", o.label(), o.repeat(), jit.rounds(), JitSettling.ROUND.toSeconds(),
+            jit.settled() ? "the JIT went quiet" : "the JIT was still compiling when the rounds ran out",
+            jit.lastRoundJitCores().stream().map(c -> String.format(Locale.ROOT, "%.3f", c)).toList()));
+      }
+    }
+    return md.length() == 0 ? "" : "## Capped warm-up\n\nBefore the search, each setup's capped nodes get unjudged load at "
+        + "the fixed-load step's user count, in rounds, until neither node's JIT compiler threads use more than "
+        + JitSettling.QUIET_CORES + " core in a round (at most " + JitSettling.MAX_ROUNDS + " rounds).\n\n" + md + "\n";
+  }
+
   static String markdown(BenchReport report) {
     StringBuilder md = new StringBuilder();
     BenchReport.Environment env = report.environment();
@@ -97,7 +114,8 @@ final class ReportWriter {
       }
     }
 
-    md.append('\n').append(ThreadCpuReport.markdown(report));
+    md.append('\n').append(jitSettling(report.outcomes()));
+    md.append(ThreadCpuReport.markdown(report));
     md.append("## Every step\n\n| Setup | Rep. | Phase | Users | Requests | Errors | req/s | p50 ms | p90 ms | p99 ms "
         + "| server CPU (cores) | throttled periods | verdict |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (SetupOutcome outcome : report.outcomes()) {

@@ -23,7 +23,8 @@ class ReportWriterTest {
     return new SetupOutcome(setup.name(), setup.label(), repeat, uStar, uStar, uStar + 50, false,
         List.of(step(setup.name(), repeat, "coarse", uStar, p50, p50 * 3, uStar)),
         step(setup.name(), repeat, "overhead", 100, p50, p50 * 3, 100).withThreadCpu(threads(setup)),
-        step(setup.name(), repeat, "peak", 16, 1, 2, peak), null);
+        step(setup.name(), repeat, "peak", 16, 1, 2, peak), null,
+        new JitSettling.Outcome(2, true, List.of(0.001, 0.004)));
   }
 
   /** Request threads for every setup; Tandem's transport only for Tandem's; nothing counted for BackupManager. */
@@ -106,6 +107,15 @@ class ReportWriterTest {
   }
 
   @Test
+  void theMarkdownSaysHowLongEachSetupsCappedWarmUpTook() {
+    String markdown = ReportWriter.markdown(report());
+
+    assertThat(markdown).contains("## Capped warm-up")
+        .contains("capped warm-up of 2 round(s) of 10 s; the JIT went quiet (JIT cores per node in the last round: "
+            + "[0.001, 0.004])");
+  }
+
+  @Test
   void theConsoleLineNamesEveryGroup() {
     assertThat(ThreadCpuReport.line(threads(Setup.tandem("SESSION", "SYNC")))).isEqualTo(
         "where the CPU goes, per request (µs (kernel share) · wake-ups / preemptions): tomcat request threads 120 "
@@ -117,7 +127,7 @@ class ReportWriterTest {
     BenchReport report = report();
     List<SetupOutcome> without = report.outcomes().stream().map(o -> o.overhead() == null ? o
         : new SetupOutcome(o.setup(), o.label(), o.repeat(), o.uStar(), o.strictUStar(), o.firstFailure(), o.lowerBound(),
-            o.search(), o.overhead().withThreadCpu(null), o.peak(), o.failure())).toList();
+            o.search(), o.overhead().withThreadCpu(null), o.peak(), o.failure(), null)).toList();
 
     assertThat(ReportWriter.markdown(new BenchReport(report.command(), report.startedAt(), report.finishedAt(),
         report.environment(), report.parameters(), report.summary(), without))).doesNotContain("Where the CPU goes");
@@ -127,7 +137,7 @@ class ReportWriterTest {
   void aLowerBoundLeavesATargetOpenInsteadOfMissed() {
     Setup session = Setup.tandem("SESSION", "SYNC");
     SetupOutcome bounded = new SetupOutcome(session.name(), session.label(), 1, 300, 300, 0, true, List.of(), null, null,
-        null);
+        null, null);
     List<SetupSummary> summary = SetupSummary.of(List.of(Setup.CONTROL, session),
         List.of(outcome(Setup.CONTROL, 1, 1_000, 2, 10_000), bounded));
 

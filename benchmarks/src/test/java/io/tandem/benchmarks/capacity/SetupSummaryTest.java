@@ -19,7 +19,7 @@ class SetupSummaryTest {
 
   private static SetupOutcome outcome(Setup setup, int repeat, StepRecord overhead) {
     return new SetupOutcome(setup.name(), setup.label(), repeat, 2_000, 2_000, 2_100, false, List.of(), overhead, null,
-        null);
+        null, null);
   }
 
   private static SetupOutcome measured(Setup setup, int repeat, double cpuMillisPerRequest) {
