@@ -138,7 +138,8 @@ final class BenchRun {
       return null;
     }
     JitSettling.Outcome jit = JitSettling.run(profile -> runner.run("warm-up", profile, "grow.jsp"),
-        settings.profile().withUsers(settings.overheadUsers()), pair.nodes.stream().map(BenchNode::pid).toList());
+        settings.profile().withUsers(settings.overheadUsers()), pair.nodes.stream().map(BenchNode::pid).toList(),
+        JitSettling.roundsFor(settings.nodeWarmUp()));
     progress.printf(Locale.ROOT, "   warmed up capped: %d users for %d round(s) of %d s; JIT %s (cores in the last round: %s)%n",
         settings.overheadUsers(), jit.rounds(), JitSettling.ROUND.toSeconds(), jit.settled() ? "quiet" : "NOT quiet",
         jit.lastRoundJitCores().stream().map(c -> String.format(Locale.ROOT, "%.3f", c)).toList());

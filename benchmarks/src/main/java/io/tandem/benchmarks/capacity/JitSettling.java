@@ -9,7 +9,8 @@ import java.util.function.LongFunction;
 
 /**
  * The capped half of a pair's warm-up: unjudged load on the capped nodes, in rounds, until neither node's JIT
- * compiler threads used more than {@link #QUIET_CORES} of a core in a round, or {@link #MAX_ROUNDS} rounds ran.
+ * compiler threads used more than {@link #QUIET_CORES} of a core in a round, or the rounds allowed ran (at most {@link
+ * #MAX_ROUNDS}; {@link #roundsFor} a shorter warm-up).
  *
  * <p>Why: the uncapped warm-up compiles the request path, but capped nodes take branches it did not (a reply that
  * waits, writes that queue, acknowledgements in ranges, sessions expiring), and C2 recompiled for them during the
@@ -24,6 +25,11 @@ import java.util.function.LongFunction;
 final class JitSettling {
   static final Duration ROUND = Duration.ofSeconds(10);
   static final int MAX_ROUNDS = 6;
+
+  /** As many rounds as the uncapped warm-up's first part lasts (60 s: 6 rounds; --quick's 15 s: 1), at least one. */
+  static int roundsFor(Duration uncappedWarmUp) {
+    return (int) Math.max(1, Math.min(MAX_ROUNDS, uncappedWarmUp.toSeconds() / ROUND.toSeconds()));
+  }
   /**
    * Per node: 100 ms of compiler CPU in a 10 s round, a twenty-fifth of a 0.25-core quota. Not zero: code that runs
    * once a second or on a new connection (membership heartbeats, connection set-up) reaches the compile thresholds
@@ -36,7 +42,7 @@ final class JitSettling {
    * What the capped warm-up did.
    *
    * @param rounds rounds of {@link #ROUND} run
-   * @param settled the last round's compiler CPU was under {@link #QUIET_CORES} on every node
+   * @param settled the last round's compiler CPU was at most {@link #QUIET_CORES} on every node
    * @param lastRoundJitCores each node's compiler threads' CPU in the last round, in cores, in node order
    */
   record Outcome(int rounds, boolean settled, List<Double> lastRoundJitCores) {
@@ -54,17 +60,17 @@ final class JitSettling {
 
   /**
    * Runs rounds of {@code profile} (its timing replaced by one {@link #ROUND}) until the compiler threads of every
-   * process in {@code pids} went quiet.
+   * process in {@code pids} went quiet, at most {@code maxRounds}.
    */
-  static Outcome run(Round round, LoadProfile profile, List<Long> pids) throws Exception {
-    return run(round, profile, pids, ProcThreads::of);
+  static Outcome run(Round round, LoadProfile profile, List<Long> pids, int maxRounds) throws Exception {
+    return run(round, profile, pids, maxRounds, ProcThreads::of);
   }
 
-  static Outcome run(Round round, LoadProfile profile, List<Long> pids,
+  static Outcome run(Round round, LoadProfile profile, List<Long> pids, int maxRounds,
       LongFunction<Map<Integer, ThreadSample>> threadsOf) throws Exception {
     LoadProfile oneRound = profile.withTiming(Duration.ZERO, ROUND, profile.requestTimeout());
     List<Double> cores = List.of();
-    for (int rounds = 1; rounds <= MAX_ROUNDS; rounds++) {
+    for (int rounds = 1; rounds <= maxRounds; rounds++) {
       List<Long> before = compilerTicks(pids, threadsOf);
       long started = System.nanoTime();
       round.run(oneRound);
@@ -79,7 +85,7 @@ final class JitSettling {
         return new Outcome(rounds, true, cores);
       }
     }
-    return new Outcome(MAX_ROUNDS, false, cores);
+    return new Outcome(maxRounds, false, cores);
   }
 
   /** The CPU ticks, user and kernel, of each process's JIT threads so far (threads that ended are not counted). */

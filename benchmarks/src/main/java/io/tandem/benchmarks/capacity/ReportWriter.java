@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
@@ -56,7 +57,8 @@ final class ReportWriter {
     }
     return md.length() == 0 ? "" : "## Capped warm-up\n\nBefore the search, each setup's capped nodes get unjudged load at "
         + "the fixed-load step's user count, in rounds, until neither node's JIT compiler threads use more than "
-        + JitSettling.QUIET_CORES + " core in a round (at most " + JitSettling.MAX_ROUNDS + " rounds).\n\n" + md + "\n";
+        + JitSettling.QUIET_CORES + " core in a round (at most " + JitSettling.MAX_ROUNDS
+        + " rounds, fewer after a shorter uncapped warm-up).\n\n" + md + "\n";
   }
 
   static String markdown(BenchReport report) {
@@ -134,21 +136,28 @@ final class ReportWriter {
     return md.toString();
   }
 
-  /** The issue's targets, judged on the medians: reported, never asserted. */
+  /** Issue 14's U* targets, as a share of the control's; its longer-range goal for MODIFIED_ATTRIBUTE SYNC is 0.90. */
+  private static final Map<String, Double> ISSUE_14_RATIOS = Map.of(
+      "tandem-modified-attribute-sync", 0.75, "tandem-modified-attribute-async", 0.85, "tandem-session-sync", 0.60);
+
+  /** The issues' targets, judged on the medians: reported, never asserted. */
   static List<String> targets(List<SetupSummary> summary) {
     List<String> lines = new ArrayList<>();
     Optional<SetupSummary> control = summary.stream().filter(s -> s.setup().equals(Setup.CONTROL.name())).findFirst();
     Optional<SetupSummary> backup = summary.stream().filter(s -> s.setup().equals(Setup.BACKUP_MANAGER.name())).findFirst();
+    Optional<SetupSummary> delta = summary.stream().filter(s -> s.setup().equals(Setup.DELTA_MANAGER.name())).findFirst();
     for (SetupSummary s : summary) {
       if (!s.setup().startsWith("tandem-")) {
         continue;
       }
-      double goal = s.setup().startsWith("tandem-modified-attribute-sync") ? 0.90
-          : s.setup().startsWith("tandem-session-") ? 0.75 : -1;
+      double goal = ISSUE_14_RATIOS.getOrDefault(s.setup(), -1.0);
       if (goal > 0 && control.isPresent()) {
         lines.add(String.format(Locale.ROOT, "%s: U* %s of the control's (target ≥ %.2f): %s", s.label(),
             number(s.uStarRatio(), 2), goal, verdict(s, control.get(), s.uStarRatio(), goal)));
       }
+      delta.filter(d -> d.medianUStar() > 0 && s.medianUStar() >= 0).ifPresent(d -> lines.add(String.format(Locale.ROOT,
+          "%s: U* %s against Tomcat DeltaManager's %s (target: above it): %s", s.label(), number(s.medianUStar(), 0),
+          number(d.medianUStar(), 0), verdict(s, d, s.medianUStar() / d.medianUStar(), Math.nextUp(1.0)))));
       backup.filter(b -> b.medianUStar() >= 0).ifPresent(b -> {
         double times = b.medianUStar() > 0 ? s.medianUStar() / b.medianUStar() : Double.POSITIVE_INFINITY;
         lines.add(String.format(Locale.ROOT, "%s: U* %s × Tomcat BackupManager's (target ≥ 4): %s", s.label(),

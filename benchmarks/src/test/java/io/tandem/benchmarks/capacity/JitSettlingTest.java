@@ -41,7 +41,7 @@ class JitSettlingTest {
     // A round takes (almost) no time here, so a tick is a lot of cores: only a round without compiler ticks is quiet.
     JitSettling.Outcome outcome = JitSettling.run(
         rounds(List.of(new long[] {40, 3}, new long[] {0, 2}, new long[] {0, 0}, new long[] {50, 50})),
-        LoadProfile.of(1500), List.of(NODE_1, NODE_2), this::threadsOf);
+        LoadProfile.of(1500), List.of(NODE_1, NODE_2), JitSettling.MAX_ROUNDS, this::threadsOf);
 
     assertThat(outcome.rounds()).isEqualTo(3);
     assertThat(outcome.settled()).isTrue();
@@ -52,12 +52,20 @@ class JitSettlingTest {
   @Test
   void aJitThatNeverGoesQuietEndsTheWarmUpAfterTheLastRoundAndSaysSo() throws Exception {
     JitSettling.Outcome outcome = JitSettling.run(rounds(List.<long[]>of(new long[] {0, 1})), LoadProfile.of(1500),
-        List.of(NODE_1, NODE_2), this::threadsOf);
+        List.of(NODE_1, NODE_2), JitSettling.MAX_ROUNDS, this::threadsOf);
 
     assertThat(outcome.rounds()).isEqualTo(JitSettling.MAX_ROUNDS);
     assertThat(outcome.settled()).isFalse();
     assertThat(outcome.lastRoundJitCores().get(0)).isZero();
     assertThat(outcome.lastRoundJitCores().get(1)).isPositive();
     assertThat(roundWindows).hasSize(JitSettling.MAX_ROUNDS);
+  }
+
+  @Test
+  void asManyRoundsAsTheUncappedWarmUpsFirstPart_atLeastOne_atMostSix() {
+    assertThat(JitSettling.roundsFor(Duration.ofSeconds(60))).isEqualTo(6);
+    assertThat(JitSettling.roundsFor(Duration.ofSeconds(15))).as("--quick").isEqualTo(1);
+    assertThat(JitSettling.roundsFor(Duration.ofSeconds(5))).isEqualTo(1);
+    assertThat(JitSettling.roundsFor(Duration.ofSeconds(600))).isEqualTo(JitSettling.MAX_ROUNDS);
   }
 }
