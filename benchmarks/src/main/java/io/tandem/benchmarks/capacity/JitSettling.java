@@ -26,10 +26,6 @@ final class JitSettling {
   static final Duration ROUND = Duration.ofSeconds(10);
   static final int MAX_ROUNDS = 6;
 
-  /** As many rounds as the uncapped warm-up's first part lasts (60 s: 6 rounds; --quick's 15 s: 1), at least one. */
-  static int roundsFor(Duration uncappedWarmUp) {
-    return (int) Math.max(1, Math.min(MAX_ROUNDS, uncappedWarmUp.toSeconds() / ROUND.toSeconds()));
-  }
   /**
    * Per node: 100 ms of compiler CPU in a 10 s round, a twenty-fifth of a 0.25-core quota. Not zero: code that runs
    * once a second or on a new connection (membership heartbeats, connection set-up) reaches the compile thresholds
@@ -37,6 +33,11 @@ final class JitSettling {
    * after 90 s of capped load, nearly all of it such code, with no method compiled over and over).
    */
   static final double QUIET_CORES = 0.01;
+
+  /** As many rounds as the uncapped warm-up's first part lasts (60 s: 6 rounds; --quick's 15 s: 1), at least one. */
+  static int roundsFor(Duration uncappedWarmUp) {
+    return (int) Math.max(1, Math.min(MAX_ROUNDS, uncappedWarmUp.toSeconds() / ROUND.toSeconds()));
+  }
 
   /**
    * What the capped warm-up did.
