@@ -7,7 +7,7 @@
 <%
   MBeanServer server = ManagementFactory.getPlatformMBeanServer();
   for (ObjectName name : server.queryNames(new ObjectName("io.tandem:type=Replication,*"), null)) {
-    for (String attribute : new String[] {"BytesReplicated", "AckTimeouts", "SlowAcks", "SendFailures", "AsyncOverflows", "FullSessionsSent", "DeltasSent", "Buddy"}) {
+    for (String attribute : new String[] {"BytesReplicated", "AckTimeouts", "SlowAcks", "SendFailures", "AsyncOverflows", "FullSessionsSent", "DeltasSent", "Buddy", "RequestsSent", "RequestsServed", "FramesWritten", "SocketWrites", "CallerWrites", "AcksReceived"}) {
       out.print("tandem." + attribute + "=" + server.getAttribute(name, attribute) + "\n");
     }
   }

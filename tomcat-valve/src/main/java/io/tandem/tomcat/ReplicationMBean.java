@@ -156,6 +156,36 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public long getRequestsSent() {
+    return transport.stats().requestsSent();
+  }
+
+  @Override
+  public long getRequestsServed() {
+    return transport.stats().requestsServed();
+  }
+
+  @Override
+  public long getFramesWritten() {
+    return transport.stats().framesWritten();
+  }
+
+  @Override
+  public long getSocketWrites() {
+    return transport.stats().writes();
+  }
+
+  @Override
+  public long getCallerWrites() {
+    return transport.stats().callerWrites();
+  }
+
+  @Override
+  public long getAcksReceived() {
+    return transport.stats().rangeAcks();
+  }
+
+  @Override
   public long getRefusedPeers() {
     return transport.stats().authenticationFailures();
   }

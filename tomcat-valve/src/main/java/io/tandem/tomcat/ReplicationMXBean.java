@@ -59,6 +59,24 @@ public interface ReplicationMXBean {
   /** Views of this node alone that dropped a member still sending it replication traffic (quarantine, no adoption). */
   long getMisjudgedViews();
 
+  /** Replication requests this node sent to its peers (updates, full sessions, invalidations, state transfer). */
+  long getRequestsSent();
+
+  /** Replication requests this node served for its peers, as their buddy. */
+  long getRequestsServed();
+
+  /** Frames this node's transport wrote: requests, acknowledgements, handshakes. */
+  long getFramesWritten();
+
+  /** Socket writes those frames took; {@code FramesWritten / SocketWrites} is the group commit's batch size. */
+  long getSocketWrites();
+
+  /** Of {@code SocketWrites}, those a waiting request thread made itself on an idle connection. */
+  long getCallerWrites();
+
+  /** Cumulative acknowledgements received, each standing for one or more of {@code RequestsSent}. */
+  long getAcksReceived();
+
   /** Peers that spoke the handshake and were refused: wrong secret, another cluster or protocol version. */
   long getRefusedPeers();
 

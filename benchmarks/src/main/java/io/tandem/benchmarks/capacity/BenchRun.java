@@ -100,6 +100,9 @@ final class BenchRun {
           settings.profile().withUsers(settings.overheadUsers()), "grow.jsp"));
       if (overhead.threadCpu() != null) {
         progress.println("   " + ThreadCpuReport.line(overhead.threadCpu()));
+        if (overhead.transport() != null) {
+          progress.println("   transport: " + overhead.transport().describe());
+        }
       }
       StepRecord peak = print(runner.run("peak", settings.peakProfile(), "touch.jsp"));
       return new SetupOutcome(setup.name(), setup.label(), repeat, search.uStar(), search.strictUStar(),

@@ -13,15 +13,22 @@ import java.util.Map;
  *     or failure is re-sent and may still end in a 200 that was replicated, or in a 503, which the driver counts)
  * @param failureLines log lines reporting a failure so far (see {@link BenchNode#failureLines()})
  * @param throttledPeriods CFS periods in which the node ran out of quota so far, -1 without a cgroup
+ * @param transport Tandem's transport figures so far (unknown for other managers)
  */
-record NodeSnapshot(long cpuNanos, long bytesReplicated, long replicationFailures, long failureLines, long throttledPeriods) {
+record NodeSnapshot(long cpuNanos, long bytesReplicated, long replicationFailures, long failureLines, long throttledPeriods,
+    TransportBatching transport) {
+
+  /** A snapshot without transport figures. */
+  NodeSnapshot(long cpuNanos, long bytesReplicated, long replicationFailures, long failureLines, long throttledPeriods) {
+    this(cpuNanos, bytesReplicated, replicationFailures, failureLines, throttledPeriods, TransportBatching.UNKNOWN);
+  }
 
   static NodeSnapshot of(BenchNode node, CpuCap cap, String group) throws IOException, InterruptedException {
     Map<String, String> figures = node.figures();
     return new NodeSnapshot(node.cpuNanos(), counter(figures, "tandem.BytesReplicated"),
         sum(sum(counter(figures, "tandem.AckTimeouts"), counter(figures, "tandem.SendFailures")),
             counter(figures, "tandem.AsyncOverflows")), node.failureLines(),
-        cap.throttledPeriods(group));
+        cap.throttledPeriods(group), TransportBatching.of(figures));
   }
 
   private static long counter(Map<String, String> figures, String name) {
@@ -37,14 +44,14 @@ record NodeSnapshot(long cpuNanos, long bytesReplicated, long replicationFailure
   NodeSnapshot since(NodeSnapshot earlier) {
     return new NodeSnapshot(delta(cpuNanos, earlier.cpuNanos), delta(bytesReplicated, earlier.bytesReplicated),
         delta(replicationFailures, earlier.replicationFailures), delta(failureLines, earlier.failureLines),
-        delta(throttledPeriods, earlier.throttledPeriods));
+        delta(throttledPeriods, earlier.throttledPeriods), transport.since(earlier.transport));
   }
 
   /** The two nodes' deltas together. */
   NodeSnapshot plus(NodeSnapshot other) {
     return new NodeSnapshot(sum(cpuNanos, other.cpuNanos), sum(bytesReplicated, other.bytesReplicated),
         sum(replicationFailures, other.replicationFailures), sum(failureLines, other.failureLines),
-        sum(throttledPeriods, other.throttledPeriods));
+        sum(throttledPeriods, other.throttledPeriods), transport.plus(other.transport));
   }
 
   private static long delta(long now, long before) {

@@ -63,11 +63,23 @@ public record StepRecord(
     boolean withinBudget,
     boolean strictlyWithinBudget,
     List<String> notes,
-    @JsonInclude(JsonInclude.Include.NON_NULL) ThreadCpu threadCpu) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) ThreadCpu threadCpu,
+    @JsonInclude(JsonInclude.Include.NON_NULL) TransportBatching transport) {
 
   public StepRecord {
     errorsByKind = Map.copyOf(errorsByKind);
     notes = List.copyOf(notes);
+  }
+
+  /** A step without thread or transport figures. */
+  public StepRecord(String setup, int repeat, String phase, int users, long requests, long errors,
+      Map<String, Long> errorsByKind, double throughput, double p50Millis, double p90Millis, double p99Millis,
+      double maxMillis, double serverCpuCores, double maxNodeCpuCores, double cpuMillisPerRequest,
+      double bytesReplicatedPerRequest, long replicationFailures, long throttledPeriods, double driverCpuCores,
+      boolean driverValid, boolean withinBudget, boolean strictlyWithinBudget, List<String> notes, ThreadCpu threadCpu) {
+    this(setup, repeat, phase, users, requests, errors, errorsByKind, throughput, p50Millis, p90Millis, p99Millis,
+        maxMillis, serverCpuCores, maxNodeCpuCores, cpuMillisPerRequest, bytesReplicatedPerRequest, replicationFailures,
+        throttledPeriods, driverCpuCores, driverValid, withinBudget, strictlyWithinBudget, notes, threadCpu, null);
   }
 
   /**
@@ -127,7 +139,7 @@ public record StepRecord(
         successes == 0 || total.cpuNanos() < 0 ? -1 : total.cpuNanos() / 1e6 / successes,
         successes == 0 || total.bytesReplicated() < 0 ? -1 : (double) total.bytesReplicated() / successes,
         failures, total.throttledPeriods(), Double.isNaN(result.driverCpu()) ? -1 : result.driverCpu(), result.valid(), within, within && failures == 0,
-        notes, null);
+        notes, null, total.transport().known() ? total.transport() : null);
   }
 
   /** This step with {@code threads} as where its CPU went. */
@@ -135,7 +147,7 @@ public record StepRecord(
     return new StepRecord(setup, repeat, phase, users, requests, errors, errorsByKind, throughput, p50Millis, p90Millis,
         p99Millis, maxMillis, serverCpuCores, maxNodeCpuCores, cpuMillisPerRequest, bytesReplicatedPerRequest,
         replicationFailures, throttledPeriods, driverCpuCores, driverValid, withinBudget, strictlyWithinBudget, notes,
-        threads);
+        threads, transport);
   }
 
   private static double millis(Duration d) {

@@ -52,6 +52,17 @@ final class ThreadCpuReport {
     for (String note : notes) {
       md.append("- ").append(note).append('\n');
     }
+    List<SetupOutcome> batched = rows.stream().filter(o -> o.overhead().transport() != null).toList();
+    if (!batched.isEmpty()) {
+      md.append("\nTandem's transport, both nodes, at this load and at the closed-loop peak (JMX `RequestsSent`, "
+          + "`AcksReceived`, `FramesWritten`, `SocketWrites`, `CallerWrites`; docs/tomcat.md, \"Transport figures\"):\n\n");
+      for (SetupOutcome outcome : batched) {
+        TransportBatching peak = outcome.peak() == null ? null : outcome.peak().transport();
+        md.append("- ").append(outcome.label()).append(repeated ? " (rep. " + outcome.repeat() + ")" : "").append(": ")
+            .append(outcome.overhead().transport().describe()).append("; peak: ")
+            .append(peak == null ? "not measured" : peak.describe()).append('\n');
+      }
+    }
     return md.append('\n').toString();
   }
 
