@@ -25,6 +25,7 @@ import java.util.Set;
  * @param stalledFrameTimeout an authenticated peer that starts a frame and does not finish it within it is cut off
  * @param maxUnauthenticatedConnections connections in their handshake at once, in total
  * @param maxUnauthenticatedPerAddress connections in their handshake at once, per source IP
+ * @param writeLinger how long after a write to a peer a request waits for others to share its write (0ms: never)
  */
 record ClusterSettings(
     String clusterName,
@@ -38,13 +39,14 @@ record ClusterSettings(
     Duration handshakeTimeout,
     Duration stalledFrameTimeout,
     int maxUnauthenticatedConnections,
-    int maxUnauthenticatedPerAddress) {
+    int maxUnauthenticatedPerAddress,
+    Duration writeLinger) {
 
   static final Set<String> ATTRIBUTES =
       Set.of("clusterName", "nodeId", "bindAddress", "transportPort", "membershipPort", "members", "discovery",
           "kubernetesServiceDns", "kubernetesNamespace", "kubernetesServiceName", "sharedSecret",
           "sharedSecretFile", "maxQueuedBytesPerPeer", "handshakeTimeout", "stalledFrameTimeout",
-          "maxUnauthenticatedConnections", "maxUnauthenticatedPerAddress");
+          "maxUnauthenticatedConnections", "maxUnauthenticatedPerAddress", "writeLinger");
 
   static ClusterSettings parse(Map<String, String> attributes, String defaultNodeId, List<String> violations) {
     String clusterName = attributes.getOrDefault("clusterName", "tandem");
@@ -73,8 +75,10 @@ record ClusterSettings(
     if (maxPerAddress > maxUnauthenticated) {
       violations.add("maxUnauthenticatedPerAddress: " + maxPerAddress + " must not exceed maxUnauthenticatedConnections (" + maxUnauthenticated + ")");
     }
+    Duration linger = duration(attributes, "writeLinger", GrizzlyTransportConfig.DEFAULT_WRITE_LINGER, Duration.ZERO,
+        GrizzlyTransportConfig.MAX_WRITE_LINGER, violations);
     return new ClusterSettings(clusterName, nodeId, bind, transportPort, membershipPort, discovery, secret, maxQueued,
-        handshake, stalled, maxUnauthenticated, maxPerAddress);
+        handshake, stalled, maxUnauthenticated, maxPerAddress, linger);
   }
 
   /**
@@ -87,7 +91,7 @@ record ClusterSettings(
     return new GrizzlyTransportConfig(clusterName, node, bindAddress, transportPort, sharedSecret, ackTimeout,
         defaults.connectTimeout(), maxFrameSize, Math.max(maxQueuedBytesPerPeer, maxFrameSize),
         defaults.reconnectBackoffMin(), defaults.reconnectBackoffMax(), tls, handshakeTimeout, stalledFrameTimeout,
-        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress);
+        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger);
   }
 
   /** A byte size or count with optional unit (64KiB, 8MiB), between {@code min} and {@code max}. */

@@ -59,6 +59,26 @@ class ClusterSettingsTest {
     assertThat(settings.toString()).contains("handshakeTimeout=2s").doesNotContain("a-shared-secret");
   }
 
+  @Test
+  void writeLinger_defaultsToTheTransportsDefault_isPassedToTheTransport_andOutOfRangeValuesAreReported() {
+    List<String> violations = new ArrayList<>();
+    ClusterSettings defaults = ClusterSettings.parse(valid(), "n1", violations);
+    assertThat(defaults.transportConfig(new NodeId("n1"), Duration.ofMillis(500), 32 << 20, null).writeLinger())
+        .isEqualTo(GrizzlyTransportConfig.DEFAULT_WRITE_LINGER);
+
+    Map<String, String> attributes = valid();
+    attributes.put("writeLinger", "3ms");
+    ClusterSettings set = ClusterSettings.parse(attributes, "n1", violations);
+    assertThat(violations).isEmpty();
+    assertThat(set.transportConfig(new NodeId("n1"), Duration.ofMillis(500), 32 << 20, null).writeLinger())
+        .isEqualTo(Duration.ofMillis(3));
+
+    attributes.put("writeLinger", "1s");
+    ClusterSettings.parse(attributes, "n1", violations);
+    assertThat(violations).singleElement().asString()
+        .startsWith("writeLinger: '1s' must be a duration between 0ms and 100ms");
+  }
+
   /** Issue "Hostile network", item 5: the unknown-setting error listed no valid settings. */
   @Test
   void unknownAttributeViolations_listTheValidAttributes() {

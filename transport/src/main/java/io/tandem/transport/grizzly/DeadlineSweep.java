@@ -8,7 +8,8 @@ import java.util.function.LongSupplier;
  * Every deadline of the transport, enforced by one periodic sweep instead of a timer task per connection or per
  * request: a connection still in its handshake past the handshake deadline, an authenticated connection that started
  * a frame and did not finish it within the stalled-frame deadline (a half-open peer, or one writing a byte a second),
- * and requests whose reply is past the request timeout.
+ * and requests whose reply is past the request timeout. It also writes requests still held for a reply that no read
+ * brought (see {@link OutboundQueue}).
  *
  * <p>Implementation notes: stateless apart from its configuration; runs on the transport's timer thread (or a test's
  * thread through {@code GrizzlyTransport#sweepNow}). Each connection's own structures say how they take the sweep's
@@ -65,6 +66,7 @@ final class DeadlineSweep {
       if (!connection.pending.isEmpty()) {
         counters.timedOut.add(connection.pending.expire(now, connection.peer().value()));
       }
+      connection.outbound.flushHeld(); // requests held for a reply that has not come (see OutboundQueue)
     }
   }
 }

@@ -64,7 +64,9 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  *
  * <p>The hot path is batched at both ends. A request is encoded on the caller's thread and handed to the connection's
  * {@link OutboundQueue}; its selector thread writes everything handed over since its last flush in one write (group
- * commit). The peer applies what one read brought in and acknowledges it with one {@link
+ * commit); with a write linger ({@link GrizzlyTransportConfig#writeLinger()}), a request made while another awaits
+ * its reply is held and written with the others held, right after the read that brings that reply. The peer applies
+ * what one read brought in and acknowledges it with one {@link
  * io.tandem.core.wire.Message.AckRange} frame ({@link ReplyBatch}); refusals and other replies travel alone. Each
  * pending request keeps its own deadline ({@link PendingReplies}), enforced by one periodic {@link DeadlineSweep}.
  * Outbound bytes not yet written are bounded per peer; past the bound requests fail at once with {@link
@@ -444,7 +446,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       return;
     }
     hooks.beforeRegisteringReply(connection);
-    connection.pending.register(id, message, reply, nanoClock.getAsLong() + timeout.toNanos(), timeout.toMillis());
+    boolean othersAwaited =
+        connection.pending.register(id, message, reply, nanoClock.getAsLong() + timeout.toNanos(), timeout.toMillis()) > 0;
     if (connection.state() != PeerConnection.State.READY) {
       connection.outbound.release(size);
       if (connection.pending.forget(id, reply)) {
@@ -454,15 +457,15 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     }
     counters.sent.increment();
     if (writeNow) {
-      connection.outbound.enqueueAndWrite(frame);
+      connection.outbound.enqueueAndWrite(frame, othersAwaited);
     } else {
       connection.outbound.enqueueReserved(frame);
     }
   }
 
   private OutboundQueue outbound(Connection<?> connection) {
-    return new OutboundQueue(new SelectorThreadSink(connection, grizzly), counters.framesWritten, counters.writes,
-        counters.callerWrites);
+    return new OutboundQueue(new SelectorThreadSink(connection, grizzly), counters.framesWritten,
+        counters.writes, counters.callerWrites, config.writeLinger(), System::nanoTime);
   }
 
   // ---- connections -----------------------------------------------------------------------------------------------
@@ -718,6 +721,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         input.tryDispose();
         connection.afterRead(nanoClock.getAsLong(), completedAFrame);
         connection.replies.endOfRead(); // what this read acknowledged leaves in one frame
+        connection.outbound.flushHeld(); // with the requests held while this read's replies were awaited
       }
       return ctx.getStopAction();
     }

@@ -30,6 +30,8 @@ import javax.net.ssl.SSLContext;
  * @param maxUnauthenticatedConnections accepted connections still in their handshake, in total, beyond which new
  *     ones are closed at once
  * @param maxUnauthenticatedPerAddress the same, per source IP address
+ * @param writeLinger how long after a write to a peer a request waits for others to go in the same write (zero:
+ *     never); a request on a connection idle for longer is written at once. See {@link OutboundQueue}
  */
 public record GrizzlyTransportConfig(
     String clusterName,
@@ -47,7 +49,8 @@ public record GrizzlyTransportConfig(
     Duration handshakeTimeout,
     Duration stalledFrameTimeout,
     int maxUnauthenticatedConnections,
-    int maxUnauthenticatedPerAddress) {
+    int maxUnauthenticatedPerAddress,
+    Duration writeLinger) {
 
   /**
    * The largest frame read from a peer that has not yet proven the secret: a handshake is under 400 bytes (the
@@ -60,6 +63,8 @@ public record GrizzlyTransportConfig(
   public static final Duration DEFAULT_STALLED_FRAME_TIMEOUT = Duration.ofSeconds(10);
   public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 64;
   public static final int DEFAULT_MAX_UNAUTHENTICATED_PER_ADDRESS = 8;
+  public static final Duration DEFAULT_WRITE_LINGER = Duration.ofMillis(2);
+  public static final Duration MAX_WRITE_LINGER = Duration.ofMillis(100);
 
   /** The settings before the hostile-network limits existed, with those limits at their defaults. */
   public GrizzlyTransportConfig(String clusterName, NodeId localNode, String bindHost, int port, byte[] sharedSecret,
@@ -68,6 +73,16 @@ public record GrizzlyTransportConfig(
     this(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout, maxFrameSize,
         maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, DEFAULT_HANDSHAKE_TIMEOUT,
         DEFAULT_STALLED_FRAME_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS, DEFAULT_MAX_UNAUTHENTICATED_PER_ADDRESS);
+  }
+
+  /** The settings before the write linger existed, with the linger at its default. */
+  public GrizzlyTransportConfig(String clusterName, NodeId localNode, String bindHost, int port, byte[] sharedSecret,
+      Duration requestTimeout, Duration connectTimeout, int maxFrameSize, long maxQueuedBytesPerPeer,
+      Duration reconnectBackoffMin, Duration reconnectBackoffMax, SSLContext tls, Duration handshakeTimeout,
+      Duration stalledFrameTimeout, int maxUnauthenticatedConnections, int maxUnauthenticatedPerAddress) {
+    this(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout, maxFrameSize,
+        maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout, stalledFrameTimeout,
+        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, DEFAULT_WRITE_LINGER);
   }
 
   public GrizzlyTransportConfig {
@@ -105,6 +120,9 @@ public record GrizzlyTransportConfig(
       violations.add("maxUnauthenticatedPerAddress: " + maxUnauthenticatedPerAddress
           + " must be between 1 and maxUnauthenticatedConnections (" + maxUnauthenticatedConnections + ")");
     }
+    if (writeLinger == null || writeLinger.isNegative() || writeLinger.compareTo(MAX_WRITE_LINGER) > 0) {
+      violations.add("writeLinger: " + Units.format(writeLinger) + " must be between 0ms and " + Units.format(MAX_WRITE_LINGER));
+    }
     if (maxFrameSize < 64 * 1024) {
       violations.add("maxFrameSize: " + maxFrameSize + " must be at least 64KiB");
     }
@@ -132,19 +150,19 @@ public record GrizzlyTransportConfig(
   public GrizzlyTransportConfig withTls(SSLContext context) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
         maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, context, handshakeTimeout,
-        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress);
+        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger);
   }
 
   public GrizzlyTransportConfig withSecret(byte[] secret) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, secret, requestTimeout, connectTimeout,
         maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout,
-        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress);
+        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger);
   }
 
   public GrizzlyTransportConfig withLimits(int maxFrame, long maxQueued) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
         maxFrame, maxQueued, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout, stalledFrameTimeout,
-        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress);
+        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger);
   }
 
   /** The limits on peers that have not authenticated, and on authenticated peers that stall mid-frame. */
@@ -152,7 +170,14 @@ public record GrizzlyTransportConfig(
       int maxUnauthenticatedPerIp) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
         maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshake, stalledFrame,
-        maxUnauthenticated, maxUnauthenticatedPerIp);
+        maxUnauthenticated, maxUnauthenticatedPerIp, writeLinger);
+  }
+
+  /** The same settings with another {@code writeLinger}. */
+  public GrizzlyTransportConfig withWriteLinger(Duration linger) {
+    return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
+        maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout,
+        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, linger);
   }
 
   @Override
@@ -167,7 +192,8 @@ public record GrizzlyTransportConfig(
         + ", maxFrameSize=" + maxFrameSize + ", maxQueuedBytesPerPeer=" + maxQueuedBytesPerPeer
         + ", handshakeTimeout=" + Units.format(handshakeTimeout) + ", stalledFrameTimeout=" + Units.format(stalledFrameTimeout)
         + ", maxUnauthenticatedConnections=" + maxUnauthenticatedConnections
-        + ", maxUnauthenticatedPerAddress=" + maxUnauthenticatedPerAddress + ", tls=" + (tls != null) + "]";
+        + ", maxUnauthenticatedPerAddress=" + maxUnauthenticatedPerAddress + ", writeLinger=" + Units.format(writeLinger)
+        + ", tls=" + (tls != null) + "]";
   }
 
   @Override

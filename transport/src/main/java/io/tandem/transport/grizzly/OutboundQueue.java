@@ -1,11 +1,13 @@
 package io.tandem.transport.grizzly;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * Group commit for one connection: any thread hands over an encoded frame, and one thread at a time writes
@@ -21,9 +23,22 @@ import java.util.concurrent.atomic.LongAdder;
  * holder, which looks at the queue again after it lets go and writes what it finds or schedules a flush for it.
  * {@code scheduled} is true from the moment a producer asks for a flush until that flush starts; a producer that
  * finds it true relies on the pending flush to take its frame, which it does because the flush clears the flag
- * before it drains. {@code queuedBytes} counts bytes handed over and not yet written (or dropped), so that a peer
- * that stops reading fails new requests at once instead of growing the queue without bound. No lock anywhere:
- * nothing here can be held across the write.
+ * before it drains. {@code lastWriteNanos} is written by whichever thread holds {@code draining}; a producer reads
+ * it without a lock, and a stale value only makes one frame go a little earlier or later. {@code queuedBytes} counts
+ * bytes handed over and not yet written (or dropped), so that a peer that stops reading fails new requests at once
+ * instead of growing the queue without bound. No lock anywhere: nothing here can be held across the write.
+ *
+ * <p><b>Held requests (a write linger).</b> On a loaded node the peer is rarely slower than the requests, so nothing
+ * queues behind a write and every request costs a write, a wake-up of the peer's I/O thread, an acknowledgement of its
+ * own and a wake-up of this node's I/O thread to read it: on a virtual machine where a wake-up costs tens of µs of
+ * CPU, more than the request's own work. With a linger, a request frame handed to {@link #enqueueAndWrite} while
+ * another request of the connection awaits its reply, less than {@code linger} after the connection's last write,
+ * is held: the connection's I/O thread writes it, with every other frame held meanwhile, in one write right after its
+ * next read ({@link #flushHeld}), which is usually the one that brings the reply awaited, so the I/O thread is
+ * awake already. The peer then reads the held frames in one read and acknowledges them with one frame: the batch
+ * grows with the load, as Nagle's algorithm does for TCP segments. A request with nothing awaited before it is
+ * written at once, so a lightly loaded node adds no latency; a held one waits about one round trip. Should no read
+ * come, the transport's deadline sweep flushes what is held. Replies are never held.
  */
 final class OutboundQueue {
   /** Bytes one write carries at most; a longer backlog is written by the same flush in several writes. */
@@ -38,7 +53,7 @@ final class OutboundQueue {
     /** Runs {@code flush} on the connection's I/O thread, after whatever that thread is doing now. */
     void schedule(Runnable flush);
 
-    /**
+      /**
      * Writes {@code batch} (one or more whole frames) without blocking; calls {@code written} once, when the bytes
      * are on the socket or the write failed (a failed write closes the connection).
      */
@@ -55,6 +70,10 @@ final class OutboundQueue {
   private final LongAdder callerWrites;
   private final Sink sink;
   private final Runnable flush = this::flush;
+  private final long lingerNanos;
+  private final LongSupplier nanoClock;
+  /** When the last write started, on {@code nanoClock}; meaningful only with a linger. */
+  private volatile long lastWriteNanos;
   private volatile boolean closed;
 
   /**
@@ -62,6 +81,21 @@ final class OutboundQueue {
    *     of the writes that a requesting thread made itself (all three shared per transport)
    */
   OutboundQueue(Sink sink, LongAdder framesWritten, LongAdder writes, LongAdder callerWrites) {
+    this(sink, framesWritten, writes, callerWrites, Duration.ZERO, System::nanoTime);
+  }
+
+  /**
+   * @param linger how long after the connection's last write a request may be held (zero: never held)
+   * @param nanoClock the clock the linger is measured on
+   */
+  OutboundQueue(Sink sink, LongAdder framesWritten, LongAdder writes, LongAdder callerWrites, Duration linger,
+      LongSupplier nanoClock) {
+    if (linger.isNegative()) {
+      throw new IllegalArgumentException("linger: " + linger + " must not be negative");
+    }
+    this.lingerNanos = linger.toNanos();
+    this.nanoClock = nanoClock;
+    this.lastWriteNanos = nanoClock.getAsLong() - lingerNanos;
     this.sink = sink;
     this.framesWritten = framesWritten;
     this.writes = writes;
@@ -108,13 +142,19 @@ final class OutboundQueue {
    * else is queued, unless a write is under way or scheduled already: that one takes it along. A caller about to wait
    * for its reply has nothing better to do than write, and the I/O thread is not woken for a lone frame. The caller
    * makes at most {@link #MAX_CALLER_WRITES} writes, for itself and for others that hand frames over meanwhile; a
-   * longer stream is left to the I/O thread.
+   * longer stream is left to the I/O thread. With a linger, a frame handed over while {@code othersAwaited} within
+   * the linger of the last write is held instead (see the class notes).
+   *
+   * @param othersAwaited another request of this connection awaits its reply
    */
-  void enqueueAndWrite(ByteBuffer frame) {
+  void enqueueAndWrite(ByteBuffer frame, boolean othersAwaited) {
     frames.add(frame);
     if (closed) {
       dropQueued();
       return;
+    }
+    if (othersAwaited && lingerNanos > 0 && nanoClock.getAsLong() - lastWriteNanos < lingerNanos) {
+      return; // held: the I/O thread writes it after its next read, or the sweep does
     }
     int budget = MAX_CALLER_WRITES;
     // Stops when a scheduled flush will take the frames, or another thread drains (it looks again once it is done).
@@ -129,6 +169,17 @@ final class OutboundQueue {
       }
     }
     if (budget == 0 && scheduled.compareAndSet(false, true)) {
+      sink.schedule(flush);
+    }
+  }
+
+  /**
+   * Has the I/O thread write whatever is queued (held requests) unless a flush is scheduled already. Called by the
+   * connection's I/O thread at the end of every read (the task runs before that thread next waits, so no wake-up),
+   * and by the deadline sweep.
+   */
+  void flushHeld() {
+    if (!frames.isEmpty() && !closed && scheduled.compareAndSet(false, true)) {
       sink.schedule(flush);
     }
   }
@@ -177,6 +228,7 @@ final class OutboundQueue {
         }
         batch.flip();
       }
+      lastWriteNanos = nanoClock.getAsLong();
       framesWritten.add(count);
       writes.increment();
       if (byCaller != null) {

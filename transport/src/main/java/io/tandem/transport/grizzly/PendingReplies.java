@@ -7,6 +7,7 @@ import io.tandem.core.wire.Message;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
@@ -18,6 +19,8 @@ import java.util.function.Supplier;
  * <p>Implementation notes: {@code byId} is a concurrent map. Request threads add; the connection's read thread
  * (replies), the sweep thread (deadlines) and whichever thread closes the connection remove. Whoever removes an
  * entry completes its future, so each future is completed exactly once, and never under a lock (there is none).
+ * {@code count} follows the map: incremented by each add, decremented by whoever removes an entry, so that {@link
+ * #register} can tell a request atomically whether another was awaited before it.
  */
 final class PendingReplies {
   private record Pending(Message request, CompletableFuture<Message> reply, long deadline, long timeoutMillis) {}
@@ -26,16 +29,40 @@ final class PendingReplies {
   record RangeOutcome(int acknowledged, int notPending) {}
 
   private final Map<Long, Pending> byId = new ConcurrentHashMap<>();
+  private final AtomicInteger count = new AtomicInteger();
 
-  /** @param timeoutMillis the wait the deadline stands for, named when it passes */
-  void register(long id, Message request, CompletableFuture<Message> reply, long deadline, long timeoutMillis) {
+  /**
+   * @param timeoutMillis the wait the deadline stands for, named when it passes
+   * @return how many requests were awaiting their reply before this one (of two registering at once, one sees 0
+   *     only if none was)
+   */
+  int register(long id, Message request, CompletableFuture<Message> reply, long deadline, long timeoutMillis) {
+    int before = count.getAndIncrement(); // before the add, so that no removal can count it off first
     byId.put(id, new Pending(request, reply, deadline, timeoutMillis));
+    return before;
+  }
+
+  /** Removes {@code id}'s entry if present (and counts it off); the removed entry or null. */
+  private Pending remove(long id) {
+    Pending pending = byId.remove(id);
+    if (pending != null) {
+      count.decrementAndGet();
+    }
+    return pending;
+  }
+
+  private boolean remove(long id, Pending pending) {
+    if (byId.remove(id, pending)) {
+      count.decrementAndGet();
+      return true;
+    }
+    return false;
   }
 
   /** Removes the entry if it is still this reply's; true if it was (the caller then completes the reply). */
   boolean forget(long id, CompletableFuture<Message> reply) {
     Pending pending = byId.get(id);
-    return pending != null && pending.reply() == reply && byId.remove(id, pending);
+    return pending != null && pending.reply() == reply && remove(id, pending);
   }
 
   /**
@@ -43,7 +70,7 @@ final class PendingReplies {
    * {@code HANDLER_FAILED} nack becomes a {@link RemoteHandlerException}.
    */
   boolean answer(NodeId peer, long id, Message reply) {
-    Pending pending = byId.remove(id);
+    Pending pending = remove(id);
     if (pending == null) {
       return false;
     }
@@ -57,7 +84,7 @@ final class PendingReplies {
 
   /** Fails request {@code id}; false if it was not pending. */
   boolean fail(long id, Throwable failure) {
-    Pending pending = byId.remove(id);
+    Pending pending = remove(id);
     if (pending == null) {
       return false;
     }
@@ -77,12 +104,12 @@ final class PendingReplies {
     int acknowledged = 0;
     if (count <= byId.size()) {
       for (long id = firstId; id <= lastId; id++) {
-        acknowledged += acknowledgeOne(peer, id, byId.remove(id));
+        acknowledged += acknowledgeOne(peer, id, remove(id));
       }
     } else {
       for (Long id : byId.keySet()) {
         if (id >= firstId && id <= lastId) {
-          acknowledged += acknowledgeOne(peer, id, byId.remove(id));
+          acknowledged += acknowledgeOne(peer, id, remove(id));
         }
       }
     }
@@ -108,7 +135,7 @@ final class PendingReplies {
     int expired = 0;
     for (Map.Entry<Long, Pending> e : byId.entrySet()) {
       Pending pending = e.getValue();
-      if (now - pending.deadline() >= 0 && byId.remove(e.getKey(), pending)) {
+      if (now - pending.deadline() >= 0 && remove(e.getKey(), pending)) {
         pending.reply().completeExceptionally(
             new TimeoutException("no reply from " + peerName + " within " + pending.timeoutMillis() + "ms"));
         expired++;
@@ -120,7 +147,7 @@ final class PendingReplies {
   /** Fails every pending request; used when the connection is gone. */
   void failAll(Supplier<? extends Throwable> failure) {
     for (Map.Entry<Long, Pending> e : byId.entrySet()) {
-      if (byId.remove(e.getKey(), e.getValue())) {
+      if (remove(e.getKey(), e.getValue())) {
         e.getValue().reply().completeExceptionally(failure.get());
       }
     }

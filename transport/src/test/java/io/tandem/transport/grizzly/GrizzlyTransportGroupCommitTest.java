@@ -50,7 +50,12 @@ class GrizzlyTransportGroupCommitTest {
   }
 
   private GrizzlyTransport owner(Duration requestTimeout, LongSupplier clock) throws Exception {
-    GrizzlyTransportConfig config = GrizzlyTransportConfig.loopback(CLUSTER, OWNER, SECRET, requestTimeout);
+    return owner(requestTimeout, clock, Duration.ZERO);
+  }
+
+  private GrizzlyTransport owner(Duration requestTimeout, LongSupplier clock, Duration writeLinger) throws Exception {
+    GrizzlyTransportConfig config =
+        GrizzlyTransportConfig.loopback(CLUSTER, OWNER, SECRET, requestTimeout).withWriteLinger(writeLinger);
     GrizzlyTransport transport = new GrizzlyTransport(config, new RateLimitedLog(System.getLogger("test")), clock);
     toClose.add(transport);
     transport.start(NOT_USED);
@@ -231,5 +236,70 @@ class GrizzlyTransportGroupCommitTest {
     read(buddy, 1);
     buddy.send(new Envelope(2, true, new Message.AckRange(2)));
     assertThat(next.get(5, TimeUnit.SECONDS)).as("a late ack completes nothing more; the connection goes on").isEqualTo(new Message.Ack(1, 2));
+  }
+
+  private static List<CompletableFuture<Message>> requestAll(GrizzlyTransport owner, int count) {
+    List<CompletableFuture<Message>> replies = new ArrayList<>();
+    for (int version = 1; version <= count; version++) {
+      replies.add(owner.request(BUDDY, delta(version))); // each as a request thread about to wait for its reply
+    }
+    return replies;
+  }
+
+  @Test
+  void withAWriteLinger_requestsWhileARepliesAwaited_areHeld_andTheReadThatBringsItWritesThemInOneWrite() throws Exception {
+    GrizzlyTransport owner = owner(Duration.ofSeconds(30), System::nanoTime, GrizzlyTransportConfig.MAX_WRITE_LINGER);
+    RawPeer buddy = buddyOf(owner);
+    long framesBefore = owner.stats().framesWritten();
+    long writesBefore = owner.stats().writes();
+    long callerWritesBefore = owner.stats().callerWrites();
+
+    List<CompletableFuture<Message>> replies = requestAll(owner, 5);
+    Envelope first = buddy.read();
+
+    assertThat(first.correlationId()).isEqualTo(1);
+    assertThat(owner.stats().writes() - writesBefore).as("only the first, which awaited nothing").isEqualTo(1);
+    buddy.send(new Envelope(1, true, new Message.AckRange(1)));
+    List<Envelope> held = read(buddy, 4);
+
+    assertThat(held).extracting(Envelope::correlationId).containsExactly(2L, 3L, 4L, 5L);
+    assertThat(owner.stats().framesWritten() - framesBefore).isEqualTo(5);
+    assertThat(owner.stats().writes() - writesBefore).as("the four held went together").isEqualTo(2);
+    assertThat(owner.stats().callerWrites() - callerWritesBefore).as("the four on the I/O thread that read the ack")
+        .isEqualTo(1);
+    buddy.send(new Envelope(5, true, new Message.AckRange(4)));
+    for (int i = 0; i < 5; i++) {
+      assertThat(replies.get(i).get(5, TimeUnit.SECONDS)).isEqualTo(new Message.Ack(1, i + 1));
+    }
+  }
+
+  @Test
+  void withAWriteLinger_requestsHeldForAReplyThatNeverComes_areWrittenByTheSweep() throws Exception {
+    GrizzlyTransport owner = owner(Duration.ofSeconds(30), System::nanoTime, GrizzlyTransportConfig.MAX_WRITE_LINGER);
+    RawPeer buddy = buddyOf(owner);
+    List<CompletableFuture<Message>> replies = requestAll(owner, 2);
+    assertThat(buddy.read().correlationId()).isEqualTo(1);
+
+    owner.sweepNow(); // the buddy never answers request 1
+
+    assertThat(buddy.read().correlationId()).isEqualTo(2);
+    buddy.send(new Envelope(2, true, new Message.AckRange(2)));
+    assertThat(replies.get(1).get(5, TimeUnit.SECONDS)).isEqualTo(new Message.Ack(1, 2));
+  }
+
+  @Test
+  void withAWriteLinger_aConnectionLostWhileRequestsAreHeld_failsEveryOneOfThemAtOnce() throws Exception {
+    GrizzlyTransport owner = owner(Duration.ofSeconds(60), System::nanoTime, GrizzlyTransportConfig.MAX_WRITE_LINGER);
+    RawPeer buddy = buddyOf(owner);
+    List<CompletableFuture<Message>> replies = requestAll(owner, 5);
+    buddy.read();
+
+    buddy.close();
+
+    for (CompletableFuture<Message> reply : replies) {
+      // Well inside the 60 s request timeout: none waits it out, whether its frame was written or still held.
+      assertThat(reply).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(ExecutionException.class)
+          .withCauseInstanceOf(PeerUnreachableException.class);
+    }
   }
 }

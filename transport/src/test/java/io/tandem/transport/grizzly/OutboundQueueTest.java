@@ -1,8 +1,10 @@
 package io.tandem.transport.grizzly;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -16,18 +18,23 @@ class OutboundQueueTest {
   private final LongAdder framesWritten = new LongAdder();
   private final LongAdder writeCount = new LongAdder();
   private final LongAdder callerWrites = new LongAdder();
-  private final OutboundQueue queue = new OutboundQueue(new OutboundQueue.Sink() {
+  /** A sink whose I/O thread the test drives; subclasses say what a write does. */
+  private abstract class TestSink implements OutboundQueue.Sink {
     @Override
     public void schedule(Runnable flush) {
       scheduled.add(flush);
     }
+  }
 
+  private final class RecordingSink extends TestSink {
     @Override
     public void write(ByteBuffer batch, Runnable written) {
       writes.add(batch);
       completions.add(written);
     }
-  }, framesWritten, writeCount, callerWrites);
+  }
+
+  private final OutboundQueue queue = new OutboundQueue(new RecordingSink(), framesWritten, writeCount, callerWrites);
 
   private static ByteBuffer frame(int size, int fill) {
     ByteBuffer b = ByteBuffer.allocate(size);
@@ -40,7 +47,7 @@ class OutboundQueueTest {
   /** As a request does: reserves the frame's bytes, then writes it if no write is under way. */
   private static void handOver(OutboundQueue queue, ByteBuffer frame) {
     assertThat(queue.reserve(frame.remaining(), Long.MAX_VALUE)).isTrue();
-    queue.enqueueAndWrite(frame);
+    queue.enqueueAndWrite(frame, false);
   }
 
   private void runScheduled() {
@@ -118,12 +125,7 @@ class OutboundQueueTest {
     List<ByteBuffer> written = new ArrayList<>();
     int[] arrivals = {0};
     OutboundQueue[] self = new OutboundQueue[1];
-    self[0] = new OutboundQueue(new OutboundQueue.Sink() {
-      @Override
-      public void schedule(Runnable flush) {
-        scheduled.add(flush);
-      }
-
+    self[0] = new OutboundQueue(new TestSink() {
       @Override
       public void write(ByteBuffer batch, Runnable done) {
         written.add(batch);
@@ -150,12 +152,7 @@ class OutboundQueueTest {
   void aCallerThatKeepsFindingNewFrames_leavesTheRestToTheIoThreadAfterItsWrites() {
     List<ByteBuffer> written = new ArrayList<>();
     OutboundQueue[] self = new OutboundQueue[1];
-    self[0] = new OutboundQueue(new OutboundQueue.Sink() {
-      @Override
-      public void schedule(Runnable flush) {
-        scheduled.add(flush);
-      }
-
+    self[0] = new OutboundQueue(new TestSink() {
       @Override
       public void write(ByteBuffer batch, Runnable done) {
         written.add(batch);
@@ -188,5 +185,115 @@ class OutboundQueueTest {
 
     assertThat(writes).isEmpty();
     assertThat(queue.queuedBytes()).isZero();
+  }
+
+  // ---- held requests (write linger) --------------------------------------------------------------------------------
+
+  private static final Duration LINGER = Duration.ofMillis(1);
+  private final long[] clock = {1_000_000_000L};
+  private final OutboundQueue holding =
+      new OutboundQueue(new RecordingSink(), framesWritten, writeCount, callerWrites, LINGER, () -> clock[0]);
+
+  private static byte[] bytes(ByteBuffer batch) {
+    byte[] bytes = new byte[batch.remaining()];
+    batch.duplicate().get(bytes);
+    return bytes;
+  }
+
+  /** As a request does: reserves the frame's bytes, then writes it unless it is held. */
+  private static void request(OutboundQueue queue, ByteBuffer frame, boolean othersAwaited) {
+    assertThat(queue.reserve(frame.remaining(), Long.MAX_VALUE)).isTrue();
+    queue.enqueueAndWrite(frame, othersAwaited);
+  }
+
+  @Test
+  void withALinger_aRequestWithNothingAwaitedBeforeIt_isWrittenAtOnceByItsCaller() {
+    request(holding, frame(1, 1), false);
+    clock[0] += 1_000;
+    request(holding, frame(1, 2), false);
+
+    assertThat(writes).as("no added latency when no reply is awaited").hasSize(2);
+    assertThat(callerWrites.sum()).isEqualTo(2);
+    assertThat(scheduled).isEmpty();
+  }
+
+  @Test
+  void withALinger_requestsHandedOverWhileARepliesAwaited_areHeld_andTheNextReadWritesThemInOneWrite_inOrder() {
+    request(holding, frame(1, 1), false);
+    clock[0] += 100_000; // 0.1 ms later, the first one's reply not yet read
+
+    request(holding, frame(1, 2), true);
+    request(holding, frame(1, 3), true);
+
+    assertThat(writes).as("held, not written").hasSize(1);
+    assertThat(scheduled).as("no wake-up of the I/O thread, no timer").isEmpty();
+    holding.flushHeld(); // the I/O thread, at the end of the read that brought the reply
+    assertThat(scheduled).hasSize(1);
+    runScheduled();
+    assertThat(writes).hasSize(2);
+    assertThat(bytes(writes.get(1))).containsExactly(2, 3);
+    assertThat(framesWritten.sum()).isEqualTo(3);
+    assertThat(callerWrites.sum()).as("the batch is the I/O thread's write").isEqualTo(1);
+  }
+
+  @Test
+  void withALinger_aRequestHandedOverLaterThanTheLingerAfterTheLastWrite_isWrittenAtOnce_withWhatWasHeld() {
+    request(holding, frame(1, 1), false);
+    request(holding, frame(1, 2), true); // held
+    clock[0] += LINGER.toNanos(); // the reply awaited is slow: stop waiting for it
+
+    request(holding, frame(1, 3), true);
+
+    assertThat(writes).hasSize(2);
+    assertThat(bytes(writes.get(1))).containsExactly(2, 3);
+  }
+
+  @Test
+  void withoutALinger_aRequestIsNeverHeld() {
+    request(queue, frame(1, 1), false);
+    request(queue, frame(1, 2), true);
+
+    assertThat(writes).hasSize(2);
+  }
+
+  @Test
+  void withALinger_aReplyHandedOverWhileRequestsAreHeld_isNotHeld_andTakesThemAlong() {
+    request(holding, frame(1, 1), false);
+    request(holding, frame(1, 2), true); // held
+
+    holding.enqueue(frame(1, 9)); // a reply: the I/O thread writes it next, with the held request
+    runScheduled();
+
+    assertThat(writes).hasSize(2);
+    assertThat(bytes(writes.get(1))).containsExactly(2, 9);
+    holding.flushHeld();
+    assertThat(scheduled).as("nothing held any more").isEmpty();
+  }
+
+  @Test
+  void flushHeld_withNothingQueued_schedulesNothing() {
+    holding.flushHeld();
+
+    assertThat(scheduled).isEmpty();
+  }
+
+  @Test
+  void withALinger_close_dropsTheHeldRequests_andCountsTheirBytesOff() {
+    request(holding, frame(1, 1), false);
+    request(holding, frame(4, 2), true);
+    completions.forEach(Runnable::run);
+
+    holding.close();
+    holding.flushHeld();
+    runScheduled();
+
+    assertThat(writes).hasSize(1);
+    assertThat(holding.queuedBytes()).isZero();
+  }
+
+  @Test
+  void aNegativeLinger_isRefused() {
+    assertThatThrownBy(() -> new OutboundQueue(new RecordingSink(), framesWritten, writeCount, callerWrites,
+        Duration.ofMillis(-1), System::nanoTime)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger");
   }
 }
