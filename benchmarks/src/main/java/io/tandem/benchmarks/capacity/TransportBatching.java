@@ -54,13 +54,13 @@ record TransportBatching(long requestsSent, long acksReceived, long framesWritte
     return known() && requestsSent > 0 ? (double) socketWrites / requestsSent : -1;
   }
 
-  /** {@code 2.41 requests per ack, 1.62 frames per write, 0.88 writes per request, 43 % by request threads}. */
+  /** {@code 2.41 requests per ack, 1.62 frames per write, 0.88 writes per request, 43 % by the requesting thread}. */
   String describe() {
     if (!known() || requestsSent == 0) {
       return "not measured";
     }
     return String.format(Locale.ROOT, "%.2f requests per ack, %.2f frames per write, %.2f writes per request, %.0f %% of "
-        + "writes by request threads", requestsPerAck(), framesPerWrite(), writesPerRequest(),
+        + "writes by the requesting thread", requestsPerAck(), framesPerWrite(), writesPerRequest(),
         socketWrites > 0 ? 100.0 * callerWrites / socketWrites : 0);
   }
 

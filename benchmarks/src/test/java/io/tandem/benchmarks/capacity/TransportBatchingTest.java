@@ -23,7 +23,7 @@ class TransportBatchingTest {
     assertThat(window.framesPerWrite()).isEqualTo(2.5);
     assertThat(window.writesPerRequest()).isEqualTo(0.5);
     assertThat(window.describe())
-        .isEqualTo("4.00 requests per ack, 2.50 frames per write, 0.50 writes per request, 40 % of writes by request threads");
+        .isEqualTo("4.00 requests per ack, 2.50 frames per write, 0.50 writes per request, 40 % of writes by the requesting thread");
   }
 
   @Test
