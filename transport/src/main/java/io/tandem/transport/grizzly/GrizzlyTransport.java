@@ -446,6 +446,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       return;
     }
     hooks.beforeRegisteringReply(connection);
+    long readsBefore = connection.outbound.readsDone(); // see OutboundQueue: no hold behind a reply already read
     boolean othersAwaited =
         connection.pending.register(id, message, reply, nanoClock.getAsLong() + timeout.toNanos(), timeout.toMillis()) > 0;
     if (connection.state() != PeerConnection.State.READY) {
@@ -457,7 +458,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     }
     counters.sent.increment();
     if (writeNow) {
-      connection.outbound.enqueueAndWrite(frame, othersAwaited);
+      connection.outbound.enqueueAndWrite(frame, othersAwaited, readsBefore);
     } else {
       connection.outbound.enqueueReserved(frame);
     }
@@ -721,7 +722,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         input.tryDispose();
         connection.afterRead(nanoClock.getAsLong(), completedAFrame);
         connection.replies.endOfRead(); // what this read acknowledged leaves in one frame
-        connection.outbound.flushHeld(); // with the requests held while this read's replies were awaited
+        connection.outbound.afterRead(); // writes the requests held while this read's replies were awaited
       }
       return ctx.getStopAction();
     }

@@ -30,8 +30,8 @@ import javax.net.ssl.SSLContext;
  * @param maxUnauthenticatedConnections accepted connections still in their handshake, in total, beyond which new
  *     ones are closed at once
  * @param maxUnauthenticatedPerAddress the same, per source IP address
- * @param writeLinger how long after a write to a peer a request waits for others to go in the same write (zero:
- *     never); a request on a connection idle for longer is written at once. See {@link OutboundQueue}
+ * @param writeLinger how long after the last write to a peer a request made while another awaits its reply may be
+ *     held, to go with the others held in one write after the next read (zero: never held). See {@link OutboundQueue}
  */
 public record GrizzlyTransportConfig(
     String clusterName,

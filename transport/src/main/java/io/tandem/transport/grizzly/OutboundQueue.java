@@ -24,7 +24,11 @@ import java.util.function.LongSupplier;
  * {@code scheduled} is true from the moment a producer asks for a flush until that flush starts; a producer that
  * finds it true relies on the pending flush to take its frame, which it does because the flush clears the flag
  * before it drains. {@code lastWriteNanos} is written by whichever thread holds {@code draining}; a producer reads
- * it without a lock, and a stale value only makes one frame go a little earlier or later. {@code queuedBytes} counts
+ * it without a lock, and a stale value only makes one frame go a little earlier or later. {@code readsDone} is
+ * written only by the connection's read thread ({@link #afterRead}), after the read and before it looks for held
+ * frames; a request counts it before it registers and checks it again after its frame is queued, and is held only if
+ * no read ended in between: either it sees that read, or that read's look sees its frame (both are volatile, so one
+ * of the two happens), and a request is never held behind a reply that was already read. {@code queuedBytes} counts
  * bytes handed over and not yet written (or dropped), so that a peer that stops reading fails new requests at once
  * instead of growing the queue without bound. No lock anywhere: nothing here can be held across the write.
  *
@@ -53,7 +57,7 @@ final class OutboundQueue {
     /** Runs {@code flush} on the connection's I/O thread, after whatever that thread is doing now. */
     void schedule(Runnable flush);
 
-      /**
+    /**
      * Writes {@code batch} (one or more whole frames) without blocking; calls {@code written} once, when the bytes
      * are on the socket or the write failed (a failed write closes the connection).
      */
@@ -74,6 +78,8 @@ final class OutboundQueue {
   private final LongSupplier nanoClock;
   /** When the last write started, on {@code nanoClock}; meaningful only with a linger. */
   private volatile long lastWriteNanos;
+  /** Reads of the connection that have ended; written only by its read thread. */
+  private volatile long readsDone;
   private volatile boolean closed;
 
   /**
@@ -145,16 +151,18 @@ final class OutboundQueue {
    * longer stream is left to the I/O thread. With a linger, a frame handed over while {@code othersAwaited} within
    * the linger of the last write is held instead (see the class notes).
    *
-   * @param othersAwaited another request of this connection awaits its reply
+   * @param othersAwaited another request of this connection awaited its reply when this one registered
+   * @param readsBefore {@link #readsDone()} before this request registered
    */
-  void enqueueAndWrite(ByteBuffer frame, boolean othersAwaited) {
+  void enqueueAndWrite(ByteBuffer frame, boolean othersAwaited, long readsBefore) {
     frames.add(frame);
     if (closed) {
       dropQueued();
       return;
     }
-    if (othersAwaited && lingerNanos > 0 && nanoClock.getAsLong() - lastWriteNanos < lingerNanos) {
-      return; // held: the I/O thread writes it after its next read, or the sweep does
+    if (othersAwaited && lingerNanos > 0 && nanoClock.getAsLong() - lastWriteNanos < lingerNanos
+        && readsDone == readsBefore) {
+      return; // held: the I/O thread writes it after its next read (which sees it: see the notes), or the sweep does
     }
     int budget = MAX_CALLER_WRITES;
     // Stops when a scheduled flush will take the frames, or another thread drains (it looks again once it is done).
@@ -173,11 +181,21 @@ final class OutboundQueue {
     }
   }
 
+  /** Reads of the connection that have ended so far. */
+  long readsDone() {
+    return readsDone;
+  }
+
   /**
-   * Has the I/O thread write whatever is queued (held requests) unless a flush is scheduled already. Called by the
-   * connection's I/O thread at the end of every read (the task runs before that thread next waits, so no wake-up),
-   * and by the deadline sweep.
+   * The connection's read thread, at the end of every read: counts it, then has what is held written (the task runs
+   * before that thread next waits, so no wake-up). Only that thread calls it.
    */
+  void afterRead() {
+    readsDone++; // one writer (the connection's read thread), so no lost increment
+    flushHeld();
+  }
+
+  /** Has the I/O thread write whatever is queued (held requests) unless a flush is scheduled already; the sweep's call. */
   void flushHeld() {
     if (!frames.isEmpty() && !closed && scheduled.compareAndSet(false, true)) {
       sink.schedule(flush);

@@ -47,7 +47,7 @@ class OutboundQueueTest {
   /** As a request does: reserves the frame's bytes, then writes it if no write is under way. */
   private static void handOver(OutboundQueue queue, ByteBuffer frame) {
     assertThat(queue.reserve(frame.remaining(), Long.MAX_VALUE)).isTrue();
-    queue.enqueueAndWrite(frame, false);
+    queue.enqueueAndWrite(frame, false, queue.readsDone());
   }
 
   private void runScheduled() {
@@ -202,8 +202,12 @@ class OutboundQueueTest {
 
   /** As a request does: reserves the frame's bytes, then writes it unless it is held. */
   private static void request(OutboundQueue queue, ByteBuffer frame, boolean othersAwaited) {
+    request(queue, frame, othersAwaited, queue.readsDone());
+  }
+
+  private static void request(OutboundQueue queue, ByteBuffer frame, boolean othersAwaited, long readsBefore) {
     assertThat(queue.reserve(frame.remaining(), Long.MAX_VALUE)).isTrue();
-    queue.enqueueAndWrite(frame, othersAwaited);
+    queue.enqueueAndWrite(frame, othersAwaited, readsBefore);
   }
 
   @Test
@@ -227,7 +231,7 @@ class OutboundQueueTest {
 
     assertThat(writes).as("held, not written").hasSize(1);
     assertThat(scheduled).as("no wake-up of the I/O thread, no timer").isEmpty();
-    holding.flushHeld(); // the I/O thread, at the end of the read that brought the reply
+    holding.afterRead(); // the I/O thread, at the end of the read that brought the reply
     assertThat(scheduled).hasSize(1);
     runScheduled();
     assertThat(writes).hasSize(2);
@@ -268,6 +272,22 @@ class OutboundQueueTest {
     assertThat(bytes(writes.get(1))).containsExactly(2, 9);
     holding.flushHeld();
     assertThat(scheduled).as("nothing held any more").isEmpty();
+  }
+
+  /**
+   * The race a held request must not lose: the read that brought the reply it would wait for ended after it
+   * registered but before its frame was queued, so that read's look found nothing to write.
+   */
+  @Test
+  void withALinger_aRequestWhoseAwaitedReplyWasReadBeforeItsFrameWasQueued_isWrittenAtOnce_notHeld() {
+    request(holding, frame(1, 1), false);
+    long readsBefore = holding.readsDone(); // the second request registers: the first still awaits its reply
+    holding.afterRead(); // the first one's reply is read; nothing is queued yet
+
+    request(holding, frame(1, 2), true, readsBefore);
+
+    assertThat(writes).as("no read is left to release it: written by its caller").hasSize(2);
+    assertThat(scheduled).isEmpty();
   }
 
   @Test
