@@ -384,7 +384,9 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     }
     Acquisition acquired = engine.acquire(base, routeOf(id));
     if (acquired.snapshot().isPresent()) {
-      return SessionTakeovers.Result.found(materialize(base, acquired.snapshot().get()));
+      Session session = materialize(base, acquired.snapshot().get());
+      return session != null ? SessionTakeovers.Result.found(session) : new SessionTakeovers.Result(null, Optional.of(
+          "session " + base + " moved to another node while this one took it over; retry"));
     }
     if (acquired.unavailable().isEmpty()) {
       RequestTracking.foundNowhere(base);
@@ -423,6 +425,8 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
    * The session taken over, as a Tomcat session. Its attributes stay encoded ({@link EncodedValue}) until the
    * application reads each (see {@link TandemSession#getAttribute}); only the principal and notes, which a login
    * needs at once, are decoded here. No lock: one takeover of a session runs at a time ({@link SessionTakeovers}).
+   * Null when the engine no longer owns it (a member that owns it at the same or a newer epoch fenced it in the
+   * moment since it was taken over): served, it would answer 200 for changes no node keeps.
    */
   private Session materialize(String base, SessionSnapshot snapshot) {
     Session again = sessions.get(withRoute(base));
@@ -442,7 +446,13 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     }
     session.setId(withRoute(base), false);
     session.activate();
-    engine.attach(base, session).ifPresent(session::bind);
+    Optional<OwnedSession> handle = engine.attach(base, session);
+    if (handle.isEmpty()) {
+      session.detach(); // dropped from this manager without telling the engine, which let go of it already
+      log.warn("Session [" + base + "] was fenced while node [" + cluster.nodeId() + "] took it over: another member owns it");
+      return null;
+    }
+    session.bind(handle.get());
     log.info("Session [" + base + "] taken over by node [" + cluster.nodeId() + "] (epoch " + (snapshot.epoch()) + ", version " + snapshot.version() + ")");
     return session;
   }
@@ -508,6 +518,9 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     long started = System.nanoTime();
     OwnedSession handle = session.handle();
     FlushOutcome outcome = handle != null ? engine.flush(handle, reads) : engine.flush(session.baseId(), reads);
+    if (outcome == FlushOutcome.NOT_OWNED && handle == null && session.keptNowhere()) {
+      outcome = FlushOutcome.FENCED; // never a 200 for changes no node keeps
+    }
     ReplicationMBean recorder = figures;
     if (recorder != null && outcome != FlushOutcome.NOTHING && outcome != FlushOutcome.NOT_OWNED) {
       recorder.recordFlush(System.nanoTime() - started);

@@ -233,6 +233,15 @@ public class TandemSession extends StandardSession implements SessionSource {
     return owned != null ? tandem.ended(owned, invalidating) : tandem.ended(base, invalidating);
   }
 
+  /**
+   * Whether what a request changed in this copy is kept by no engine: Tandem dropped it (another node owns the
+   * session), or it is live but the engine never owned it. Not a session the application ended: its end is
+   * confirmed on its own ({@link RequestTracking#mustConfirm}).
+   */
+  boolean keptNowhere() {
+    return detached || isValidInternal();
+  }
+
   /** Drops this copy without listeners and without telling the engine (another node owns the session). */
   void detach() {
     detached = true;

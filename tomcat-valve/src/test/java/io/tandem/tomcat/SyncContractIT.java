@@ -51,6 +51,28 @@ class SyncContractIT extends TomcatClusterIT {
     assertThat(n1.manager().responses().notReplicable.sum()).isEqualTo(1);
   }
 
+  /**
+   * Regression (the partition drill, SESSION SYNC: "write 279 on n3 found seq -1 after write 278 was acknowledged by
+   * n3"): a session fenced in the moment between its takeover and its materialization was served without the engine
+   * owning it; its flush, by id, found nothing owned ({@code NOT_OWNED}) and the client got 200 for changes no node
+   * kept. A takeover fenced that way is now answered "retry"; a session the engine does not own is never "kept".
+   */
+  @Test
+  void sessionTheEngineDoesNotOwn_itsFlushIsNeverTakenForKept() throws Exception {
+    start(2, "MODIFIED_ATTRIBUTE");
+    TandemManager manager = cluster.node(0).manager();
+    TandemSession unowned = (TandemSession) manager.createEmptySession();
+    unowned.setValid(true);
+    unowned.setId("NEVEROWNEDHERE", false);
+    unowned.setAttribute("cart", "v1");
+
+    assertThat(manager.flush(unowned, java.util.Set.of())).as("live, never owned").isEqualTo(
+        io.tandem.core.replicator.FlushOutcome.FENCED);
+    unowned.detach(); // as when Tandem drops a copy another member owns
+    assertThat(manager.flush(unowned, java.util.Set.of())).as("dropped by Tandem").isEqualTo(
+        io.tandem.core.replicator.FlushOutcome.FENCED);
+  }
+
   @Test
   void sessionMigratedAwayWhileTheRequestRuns_isAnswered503_notAMigrationBack() throws Exception {
     start(3, "MODIFIED_ATTRIBUTE");

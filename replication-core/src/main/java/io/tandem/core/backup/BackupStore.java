@@ -201,6 +201,17 @@ public final class BackupStore {
   }
 
   /**
+   * Takes back a {@link #refuseUpTo}: the adoption that set it was a mistake (made by a node cut off from an owner
+   * that went on writing), and that owner's updates must be stored here again. A session that ended stays refused.
+   */
+  public synchronized void stopRefusing(String id) {
+    Tombstone tombstone = tombstones.get(id);
+    if (tombstone != null && !tombstone.ended()) {
+      tombstones.remove(id);
+    }
+  }
+
+  /**
    * The session ended on this node, its owner: like {@link #refuseUpTo}, and remembered as ended for the tombstone's
    * lifetime, so that this node never takes it back in from a copy some other member still holds.
    */

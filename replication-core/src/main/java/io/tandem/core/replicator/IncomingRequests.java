@@ -130,14 +130,34 @@ final class IncomingRequests {
   /**
    * A refusal when this node owns the session at the same or a newer epoch than the sender claims. When it owns an
    * older epoch, the sender has taken the session over: the local copy is fenced and the update stored as a backup.
+   *
+   * <p>An ownership not confirmed since a pause or a cut ({@link Quarantine}) refuses without fencing the sender
+   * ({@code REFUSED}, not {@code STALE_EPOCH}): a node cut off from the others may have adopted its backup at a
+   * higher epoch while the owner went on writing at its own with another buddy, and that stale copy must not make
+   * the owner drop the newest one. The sender keeps its copy and retries, or answers 503; this node confirms its own
+   * with every member first (the quarantine's tick, or the next request for it) and drops it if the owner holds the
+   * session, after which the owner's next update is stored here as a backup.
    */
   private Optional<Message> ownedHere(String id, long epoch) {
-    owned.get(id).filter(s -> s.epoch() < epoch)
-        .ifPresent(s -> fence.accept(s, "another node owns it at epoch " + epoch + " (this node had epoch " + s.epoch() + ")"));
-    return owned
-        .get(id)
-        .filter(s -> s.epoch() >= epoch)
-        .map(s -> new Nack(Nack.Reason.STALE_EPOCH, s.epoch(), s.version(),
-            "session " + id + " is owned by " + local.value() + " at epoch " + s.epoch()));
+    Optional<OwnedSession> mine = owned.get(id);
+    if (mine.isEmpty()) {
+      return Optional.empty();
+    }
+    OwnedSession session = mine.get();
+    if (session.epoch() < epoch) {
+      fence.accept(session, "another node owns it at epoch " + epoch + " (this node had epoch " + session.epoch() + ")");
+      return owned.get(id).filter(still -> still.epoch() >= epoch).map(still -> refusal(id, still)); // empty once fenced
+    }
+    if (unconfirmed.test(id)) {
+      return Optional.of(new Nack(Nack.Reason.REFUSED, session.epoch(), session.version(), "session " + id
+          + " is owned by " + local.value() + " at epoch " + session.epoch() + " but not confirmed since it was paused or"
+          + " cut off; it asks the other members first, retry in a moment"));
+    }
+    return Optional.of(refusal(id, session));
+  }
+
+  private Nack refusal(String id, OwnedSession session) {
+    return new Nack(Nack.Reason.STALE_EPOCH, session.epoch(), session.version(),
+        "session " + id + " is owned by " + local.value() + " at epoch " + session.epoch());
   }
 }

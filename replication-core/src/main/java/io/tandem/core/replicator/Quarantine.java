@@ -33,6 +33,12 @@ final class Quarantine {
     /** Drops this node's copy: another node owns the session now, or nobody does. */
     void fence(OwnedSession session, String reason);
 
+    /**
+     * Drops this node's copy in favour of an owner at an older epoch, whose updates it refused since it adopted the
+     * session: that adoption was made cut off from an owner that went on writing, and is undone.
+     */
+    void yieldTo(OwnedSession session, String reason);
+
     /** Sends a confirmed session to the buddy if it has no copy there. */
     void protect(OwnedSession session);
 
@@ -222,7 +228,10 @@ final class Quarantine {
           + " unconfirmed too");
     }
     if (!confirmed && !unknownElsewhere) {
-      return fenced(session, "another member holds it at an older epoch, and none at this node's");
+      engine.yieldTo(session, "another member holds it at an older epoch, and none at this node's, after this node was "
+          + "paused or cut off");
+      pauses.cleared(session.id());
+      return Admission.FETCH_FIRST;
     }
     return confirmed ? keep(session, null) : keep(session, "no other member knows it");
   }

@@ -224,6 +224,14 @@ public final class ReplicationEngine implements AutoCloseable {
           }
 
           @Override
+          public void yieldTo(OwnedSession session, String reason) {
+            // Refusals lifted first: until the fence, the owner's updates meet this unconfirmed copy, which refuses
+            // them without a verdict (IncomingRequests), never the refusal that would make the owner drop its own.
+            backups.stopRefusing(session.id());
+            ReplicationEngine.this.fence(session, reason);
+          }
+
+          @Override
           public void protect(OwnedSession session) {
             if (!session.isProtected()) {
               stateTransfer.enqueue(session);

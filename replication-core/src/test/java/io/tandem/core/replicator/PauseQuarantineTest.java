@@ -113,6 +113,45 @@ class PauseQuarantineTest {
     assertThat(n1.engine.owns("s3")).as("n3 owns it at its own, older epoch: n1's copy is not the newest").isFalse();
   }
 
+  /**
+   * Regression (the partition drill, SESSION SYNC, about one run in six with {@code writeLinger="2ms"}: "write 279 on n3
+   * found seq -1 after write 278 was acknowledged by n3"): the node cut off, n1, had adopted n3's session at a higher
+   * epoch before its view lost the rest, while n3 went on writing at its own epoch with n2 as its buddy. After the
+   * heal n3 re-sent its copy to n1, its buddy again, and n1, not yet confirmed, refused it as stale: n3 dropped the
+   * newest copy, and n1's confirmation then found no other and kept its own, older one. An ownership not confirmed
+   * since a pause or a cut must not fence the owner: it refuses without a verdict until it has asked the others.
+   */
+  @Test
+  void nodeThatAdoptedAtAHigherEpochAndWasCutOff_refusesTheOwnersCopyWithoutFencingIt_untilItDroppedItsOwn()
+      throws Exception {
+    cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))
+        .settleTimeout(Duration.ofMillis(300)).maintenanceInterval(Duration.ofHours(1))
+        .pauseThreshold(Duration.ofMillis(1500)).build(), "n1", "n2", "n3");
+    EngineCluster c = cluster;
+    EngineCluster.Node n3 = owning(c, "n3", "s3"); // n3's buddy is n1
+    EngineCluster.Node n1 = c.node("n1");
+    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
+    io.tandem.core.session.SessionSnapshot copy = n1.engine.backupOf("s3").orElseThrow();
+    c.holdBackReprotection(() -> true); // n1, cut off, has no buddy to copy its adopted session to
+    assertThat(n3.transport.request(new NodeId("n1"), new io.tandem.core.wire.Message.BulkTransfer(
+        io.tandem.core.wire.Message.BulkTransfer.Purpose.HANDOFF, List.of(copy))).get(5, TimeUnit.SECONDS))
+        .isInstanceOf(io.tandem.core.wire.Message.Ack.class);
+    assertThat(n1.engine.owns("s3")).as("adopted at the next epoch, as a node cut off adopts").isTrue();
+    c.freeze("n1", PAUSE);
+    assertThat(n1.engine.admit("s-none").refusal()).isEmpty(); // n1 notices: its sessions are unconfirmed
+
+    assertThat(n3.request("s3", (s, reads) -> s.setAttribute("a", 2)))
+        .as("refused without a verdict: unknown outcome, n3 keeps its copy").isEqualTo(FlushOutcome.UNCONFIRMED);
+    assertThat(n3.engine.owns("s3")).isTrue();
+    assertThat(n3.listener.fenced).isEmpty();
+
+    assertThat(n1.engine.admit("s3")).as("n3 owns it at its own, older epoch").isEqualTo(Admission.FETCH_FIRST);
+    assertThat(n1.engine.owns("s3")).isFalse();
+    c.holdBackReprotection(() -> false);
+    assertThat(n3.request("s3", (s, reads) -> s.setAttribute("a", 3))).isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(n1.backup("s3")).contains(Map.of("a", 3));
+  }
+
   @Test
   void pausedNodeThatSeesNobody_refusesRatherThanServeAnUnconfirmedCopy() throws Exception {
     EngineCluster c = start();

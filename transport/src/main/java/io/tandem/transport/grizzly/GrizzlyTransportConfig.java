@@ -63,7 +63,7 @@ public record GrizzlyTransportConfig(
   public static final Duration DEFAULT_STALLED_FRAME_TIMEOUT = Duration.ofSeconds(10);
   public static final int DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 64;
   public static final int DEFAULT_MAX_UNAUTHENTICATED_PER_ADDRESS = 8;
-  public static final Duration DEFAULT_WRITE_LINGER = Duration.ZERO;
+  public static final Duration DEFAULT_WRITE_LINGER = Duration.ofMillis(2);
   public static final Duration MAX_WRITE_LINGER = Duration.ofMillis(100);
 
   /** The settings before the hostile-network limits existed, with those limits at their defaults. */
