@@ -444,15 +444,16 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     for (Map.Entry<String, Blob> note : snapshot.metadata().notes().entrySet()) {
       loginCodec.decodeNote(base, note.getKey(), note.getValue(), loader).ifPresent(value -> session.setNote(note.getKey(), value));
     }
-    session.setId(withRoute(base), false);
-    session.activate();
+    // Bound to the engine before Tomcat can find it (setId adds it to this manager): a request for the same id that
+    // found it in between would change it unseen by the engine, and be answered 200 for changes no node keeps.
     Optional<OwnedSession> handle = engine.attach(base, session);
     if (handle.isEmpty()) {
-      session.detach(); // dropped from this manager without telling the engine, which let go of it already
       log.warn("Session [" + base + "] was fenced while node [" + cluster.nodeId() + "] took it over: another member owns it");
       return null;
     }
     session.bind(handle.get());
+    session.setId(withRoute(base), false);
+    session.activate();
     log.info("Session [" + base + "] taken over by node [" + cluster.nodeId() + "] (epoch " + (snapshot.epoch()) + ", version " + snapshot.version() + ")");
     return session;
   }

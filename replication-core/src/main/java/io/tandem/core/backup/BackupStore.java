@@ -201,12 +201,13 @@ public final class BackupStore {
   }
 
   /**
-   * Takes back a {@link #refuseUpTo}: the adoption that set it was a mistake (made by a node cut off from an owner
-   * that went on writing), and that owner's updates must be stored here again. A session that ended stays refused.
+   * Takes back a {@link #refuseUpTo} of an epoch below {@code epoch}: the adoption at {@code epoch} that set it was a
+   * mistake (made by a node cut off from an owner that went on writing), and that owner's updates must be stored here
+   * again. A session that ended stays refused, and so does a refusal set since at {@code epoch} or above.
    */
-  public synchronized void stopRefusing(String id) {
+  public synchronized void stopRefusingBelow(String id, long epoch) {
     Tombstone tombstone = tombstones.get(id);
-    if (tombstone != null && !tombstone.ended()) {
+    if (tombstone != null && !tombstone.ended() && tombstone.epoch() < epoch) {
       tombstones.remove(id);
     }
   }

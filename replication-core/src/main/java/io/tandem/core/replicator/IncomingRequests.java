@@ -153,6 +153,12 @@ final class IncomingRequests {
           + " is owned by " + local.value() + " at epoch " + session.epoch() + " but not confirmed since it was paused or"
           + " cut off; it asks the other members first, retry in a moment"));
     }
+    if (!session.isActive()) {
+      // Let go of since it was looked up: a confirmation that yields fences the copy before it stops being suspect,
+      // so a check of the suspect flag that came too late lands here, and must not refuse with a copy now gone.
+      return Optional.of(new Nack(Nack.Reason.REFUSED, session.epoch(), session.version(), "session " + id
+          + " was let go of on " + local.value() + " a moment ago; retry"));
+    }
     return Optional.of(refusal(id, session));
   }
 

@@ -227,6 +227,11 @@ final class Quarantine {
       return Admission.refused("node " + local.value() + " was paused or cut off and another member holds session " + id
           + " unconfirmed too");
     }
+    if (!confirmed && !unknownElsewhere && !answers.silent().isEmpty()) {
+      // A silent member may be this node's buddy, holding its copy at this epoch: that would confirm it.
+      return Admission.refused("node " + local.value() + " was paused or cut off, another member holds session " + id
+          + " at an older epoch, and " + answers.silent() + " did not answer");
+    }
     if (!confirmed && !unknownElsewhere) {
       engine.yieldTo(session, "another member holds it at an older epoch, and none at this node's, after this node was "
           + "paused or cut off");

@@ -225,10 +225,14 @@ public final class ReplicationEngine implements AutoCloseable {
 
           @Override
           public void yieldTo(OwnedSession session, String reason) {
-            // Refusals lifted first: until the fence, the owner's updates meet this unconfirmed copy, which refuses
-            // them without a verdict (IncomingRequests), never the refusal that would make the owner drop its own.
-            backups.stopRefusing(session.id());
-            ReplicationEngine.this.fence(session, reason);
+            // In this order: fenced, an update of the owner meets an inactive copy and is refused without a verdict
+            // (IncomingRequests); then the adoption's refusal of the owner's epoch is lifted; only then is the copy
+            // forgotten, and the owner's updates are stored here as a backup. Never the INVALIDATED refusal that would
+            // make the owner drop the newest copy.
+            if (session.fence()) {
+              backups.stopRefusingBelow(session.id(), session.epoch());
+              retireFenced(session, reason);
+            }
           }
 
           @Override

@@ -114,6 +114,33 @@ class PauseQuarantineTest {
   }
 
   /**
+   * The same node, while a member does not answer: that member may be its buddy, holding its copy at its own epoch
+   * (which would confirm it), so it neither keeps nor drops its copy, and lifts no refusal; it answers 503 until
+   * every member answered.
+   */
+  @Test
+  void pausedNodeThatAdoptedAtAHigherEpoch_whileAMemberIsSilent_refusesRatherThanYield() throws Exception {
+    EngineCluster c = start();
+    owning(c, "n3", "s3"); // n3's buddy is n1
+    EngineCluster.Node n1 = c.node("n1");
+    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
+    io.tandem.core.session.SessionSnapshot stale = n1.engine.backupOf("s3").orElseThrow();
+    c.holdBackReprotection(() -> true);
+    assertThat(c.node("n3").transport.request(new NodeId("n1"), new io.tandem.core.wire.Message.BulkTransfer(
+        io.tandem.core.wire.Message.BulkTransfer.Purpose.HANDOFF, List.of(stale))).get(5, TimeUnit.SECONDS))
+        .isInstanceOf(io.tandem.core.wire.Message.Ack.class);
+    c.freeze("n1", PAUSE);
+    c.network.hang(new NodeId("n2"));
+
+    assertThat(n1.engine.admit("s3").refusal()).hasValueSatisfying(why -> assertThat(why).contains("n2", "did not answer"));
+    assertThat(n1.engine.owns("s3")).isTrue();
+
+    c.network.resume(new NodeId("n2"));
+    assertThat(n1.engine.admit("s3")).isEqualTo(Admission.FETCH_FIRST);
+    assertThat(n1.engine.owns("s3")).isFalse();
+  }
+
+  /**
    * Regression (the partition drill, SESSION SYNC, about one run in six with {@code writeLinger="2ms"}: "write 279 on n3
    * found seq -1 after write 278 was acknowledged by n3"): the node cut off, n1, had adopted n3's session at a higher
    * epoch before its view lost the rest, while n3 went on writing at its own epoch with n2 as its buddy. After the
