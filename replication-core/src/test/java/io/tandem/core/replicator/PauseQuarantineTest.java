@@ -47,6 +47,24 @@ class PauseQuarantineTest {
     return owner;
   }
 
+  /**
+   * n3 owns s3 with n1 as its buddy; n1 then takes s3 over at the next epoch without n3 hearing of it, as a node cut
+   * off from n3 would adopt it, and has no buddy to copy it to. Returns n1.
+   */
+  private static EngineCluster.Node n1AdoptsN3sSessionUnbeknownToN3(EngineCluster c) throws Exception {
+    owning(c, "n3", "s3");
+    EngineCluster.Node n1 = c.node("n1");
+    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
+    io.tandem.core.session.SessionSnapshot copy = n1.engine.backupOf("s3").orElseThrow();
+    c.holdBackReprotection(() -> true);
+    assertThat(c.node("n3").transport.request(new NodeId("n1"), new io.tandem.core.wire.Message.BulkTransfer(
+        io.tandem.core.wire.Message.BulkTransfer.Purpose.HANDOFF, List.of(copy))).get(5, TimeUnit.SECONDS))
+        .isInstanceOf(io.tandem.core.wire.Message.Ack.class);
+    assertThat(n1.engine.owns("s3")).isTrue();
+    assertThat(c.node("n3").engine.owns("s3")).isTrue();
+    return n1;
+  }
+
   @Test
   void noPause_admitsWithoutAsking() throws Exception {
     EngineCluster c = start();
@@ -95,17 +113,7 @@ class PauseQuarantineTest {
   @Test
   void pausedNodeThatAdoptedACopyAtAHigherEpochWhileTheOwnerWentOnAtItsOwn_dropsIt() throws Exception {
     EngineCluster c = start();
-    owning(c, "n3", "s3"); // n3's buddy is n1
-    EngineCluster.Node n1 = c.node("n1");
-    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
-    io.tandem.core.session.SessionSnapshot stale = n1.engine.backupOf("s3").orElseThrow();
-    c.holdBackReprotection(() -> true); // n1, cut off, has no buddy to copy its adopted session to
-    // n1 takes the session over at the next epoch without n3 hearing of it, as a node cut off would adopt it.
-    assertThat(c.node("n3").transport.request(new NodeId("n1"), new io.tandem.core.wire.Message.BulkTransfer(
-        io.tandem.core.wire.Message.BulkTransfer.Purpose.HANDOFF, List.of(stale))).get(5, TimeUnit.SECONDS))
-        .isInstanceOf(io.tandem.core.wire.Message.Ack.class);
-    assertThat(n1.engine.owns("s3")).isTrue();
-    assertThat(c.node("n3").engine.owns("s3")).isTrue();
+    EngineCluster.Node n1 = n1AdoptsN3sSessionUnbeknownToN3(c);
 
     c.freeze("n1", PAUSE);
 
@@ -121,14 +129,7 @@ class PauseQuarantineTest {
   @Test
   void pausedNodeThatAdoptedAtAHigherEpoch_whileAMemberIsSilent_refusesRatherThanYield() throws Exception {
     EngineCluster c = start();
-    owning(c, "n3", "s3"); // n3's buddy is n1
-    EngineCluster.Node n1 = c.node("n1");
-    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
-    io.tandem.core.session.SessionSnapshot stale = n1.engine.backupOf("s3").orElseThrow();
-    c.holdBackReprotection(() -> true);
-    assertThat(c.node("n3").transport.request(new NodeId("n1"), new io.tandem.core.wire.Message.BulkTransfer(
-        io.tandem.core.wire.Message.BulkTransfer.Purpose.HANDOFF, List.of(stale))).get(5, TimeUnit.SECONDS))
-        .isInstanceOf(io.tandem.core.wire.Message.Ack.class);
+    EngineCluster.Node n1 = n1AdoptsN3sSessionUnbeknownToN3(c);
     c.freeze("n1", PAUSE);
     c.network.hang(new NodeId("n2"));
 
@@ -155,15 +156,8 @@ class PauseQuarantineTest {
         .settleTimeout(Duration.ofMillis(300)).maintenanceInterval(Duration.ofHours(1))
         .pauseThreshold(Duration.ofMillis(1500)).build(), "n1", "n2", "n3");
     EngineCluster c = cluster;
-    EngineCluster.Node n3 = owning(c, "n3", "s3"); // n3's buddy is n1
-    EngineCluster.Node n1 = c.node("n1");
-    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
-    io.tandem.core.session.SessionSnapshot copy = n1.engine.backupOf("s3").orElseThrow();
-    c.holdBackReprotection(() -> true); // n1, cut off, has no buddy to copy its adopted session to
-    assertThat(n3.transport.request(new NodeId("n1"), new io.tandem.core.wire.Message.BulkTransfer(
-        io.tandem.core.wire.Message.BulkTransfer.Purpose.HANDOFF, List.of(copy))).get(5, TimeUnit.SECONDS))
-        .isInstanceOf(io.tandem.core.wire.Message.Ack.class);
-    assertThat(n1.engine.owns("s3")).as("adopted at the next epoch, as a node cut off adopts").isTrue();
+    EngineCluster.Node n1 = n1AdoptsN3sSessionUnbeknownToN3(c);
+    EngineCluster.Node n3 = c.node("n3");
     c.freeze("n1", PAUSE);
     assertThat(n1.engine.admit("s-none").refusal()).isEmpty(); // n1 notices: its sessions are unconfirmed
 
