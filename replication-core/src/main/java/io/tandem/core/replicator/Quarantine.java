@@ -233,10 +233,7 @@ final class Quarantine {
           + " at an older epoch, and " + answers.silent() + " did not answer");
     }
     if (!confirmed && !unknownElsewhere) {
-      engine.yieldTo(session, "another member holds it at an older epoch, and none at this node's, after this node was "
-          + "paused or cut off");
-      pauses.cleared(session.id());
-      return Admission.FETCH_FIRST;
+      return dropped(session, engine::yieldTo, "another member holds it at an older epoch, and none at this node's");
     }
     return confirmed ? keep(session, null) : keep(session, "no other member knows it");
   }
@@ -253,8 +250,13 @@ final class Quarantine {
   }
 
   private Admission fenced(OwnedSession session, String why) {
-    // Fenced before it stops being suspect: no request may find it owned and unsuspected in between.
-    engine.fence(session, why + " after this node was paused or cut off");
+    return dropped(session, engine::fence, why);
+  }
+
+  /** Drops the copy ({@code how}: fenced, or yielded to an owner at an older epoch); the request must fetch it. */
+  private Admission dropped(OwnedSession session, java.util.function.BiConsumer<OwnedSession, String> how, String why) {
+    // Dropped before it stops being suspect: no request may find it owned and unsuspected in between.
+    how.accept(session, why + " after this node was paused or cut off");
     pauses.cleared(session.id());
     return Admission.FETCH_FIRST;
   }
