@@ -46,19 +46,18 @@ final class BenchNode implements AutoCloseable {
   /**
    * Installs and starts a node.
    *
-   * @param managerElement the {@code <Manager>} of the application's context, or empty for none
-   * @param clusterElement a {@code <Cluster>} to put inside the Engine, or empty for none
+   * @param config the {@code <Manager>} of the application's context and the {@code <Cluster>} to put inside the Engine
    */
-  BenchNode(Path catalinaHome, Path workDir, Path dropinJar, String name, int httpPort, String managerElement,
-      String clusterElement, boolean flightRecording) throws IOException {
+  BenchNode(Path catalinaHome, Path workDir, Path dropinJar, String name, int httpPort, ManagerConfig config,
+      boolean flightRecording) throws IOException {
     this.name = name;
     this.httpPort = httpPort;
     this.base = Files.createDirectories(workDir.resolve(name));
-    install(catalinaHome, dropinJar, managerElement, clusterElement);
+    install(catalinaHome, dropinJar, config);
     this.process = launch(catalinaHome, flightRecording);
   }
 
-  private void install(Path catalinaHome, Path dropinJar, String managerElement, String clusterElement) throws IOException {
+  private void install(Path catalinaHome, Path dropinJar, ManagerConfig config) throws IOException {
     for (String dir : new String[] {"logs", "temp", "work", "lib", "webapps/bench/META-INF", "webapps/bench/WEB-INF"}) {
       Files.createDirectories(base.resolve(dir));
     }
@@ -71,11 +70,14 @@ final class BenchNode implements AutoCloseable {
     }
     server = server.replace("<Server port=\"8005\"", "<Server port=\"-1\"")
         .replace("port=\"8080\"", "port=\"" + httpPort + "\"")
-        .replace(engine, "<Engine name=\"Catalina\" defaultHost=\"localhost\" jvmRoute=\"" + name + "\">\n" + clusterElement);
+        .replace(engine, "<Engine name=\"Catalina\" defaultHost=\"localhost\" jvmRoute=\"" + name + "\">\n" + config.clusterElement());
     Files.writeString(serverXml, server, StandardCharsets.UTF_8);
     Files.copy(dropinJar, base.resolve("lib/tandem-dropin.jar"), StandardCopyOption.REPLACE_EXISTING);
+    if (config.floorValve()) {
+      FloorJar.writeInto(base.resolve("lib"));
+    }
     Files.writeString(base.resolve("webapps/bench/META-INF/context.xml"),
-        "<Context>\n  " + managerElement + "\n</Context>\n", StandardCharsets.UTF_8);
+        "<Context>\n  " + config.managerElement() + "\n</Context>\n", StandardCharsets.UTF_8);
     for (String file : WEBAPP_FILES) {
       try (InputStream in = BenchNode.class.getResourceAsStream("/bench-webapp/" + file)) {
         if (in == null) {

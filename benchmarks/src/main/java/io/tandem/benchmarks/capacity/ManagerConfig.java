@@ -4,15 +4,20 @@ package io.tandem.benchmarks.capacity;
  * The configuration one node of a setup needs, as an operator writes it: the {@code <Manager>} of the application's
  * {@code context.xml} and, for Tomcat's own managers, the {@code <Cluster>} of {@code server.xml}.
  *
- * @param managerElement goes into the application's {@code META-INF/context.xml}; empty for none
+ * @param managerElement goes into the application's {@code META-INF/context.xml} (the {@code <Manager>}, and for the
+ *     floor a {@code <Valve>} after it); empty for none
  * @param clusterElement goes inside the {@code <Engine>} of {@code server.xml}; empty for none
+ * @param floorValve the context names the floor's valve, whose jar ({@link FloorJar}) the node's {@code lib/} needs
  */
-record ManagerConfig(String managerElement, String clusterElement) {
+record ManagerConfig(String managerElement, String clusterElement, boolean floorValve) {
 
   private static final String SHARED_SECRET = "bench-shared-secret-0123";
   // Every manager looks for expired sessions every background run (10 s) instead of every sixth (Tomcat's default),
   // the same for all, so abandoned sessions leave the heap within about a minute and ten seconds.
   private static final String EXPIRY = " processExpiresFrequency=\"1\"";
+  // pathname="" keeps StandardManager from persisting sessions at shutdown: no node restarts here.
+  private static final String STANDARD_MANAGER =
+      "<Manager className=\"org.apache.catalina.session.StandardManager\" pathname=\"\"" + EXPIRY + "/>";
 
   /**
    * The configuration of node {@code index} (0 or 1) of a pair whose nodes listen for replication on
@@ -20,21 +25,21 @@ record ManagerConfig(String managerElement, String clusterElement) {
    */
   static ManagerConfig of(Setup setup, int index, int[] replicationPorts, int[] membershipPorts) {
     return switch (setup.kind()) {
-      // pathname="" keeps StandardManager from persisting sessions at shutdown: no node restarts here.
-      case NO_REPLICATION -> new ManagerConfig(
-          "<Manager className=\"org.apache.catalina.session.StandardManager\" pathname=\"\"" + EXPIRY + "/>", "");
+      case NO_REPLICATION -> new ManagerConfig(STANDARD_MANAGER, "", false);
+      case ACK_WAIT_FLOOR -> new ManagerConfig(
+          STANDARD_MANAGER + "\n  <Valve className=\"io.tandem.benchmarks.floor.AckWaitFloorValve\"/>", "", true);
       case TANDEM -> new ManagerConfig("<Manager className=\"io.tandem.tomcat.TandemManager\" clusterName=\"bench\""
           + " sharedSecret=\"" + SHARED_SECRET + "\" scope=\"" + setup.scope() + "\" mode=\"" + setup.mode() + "\""
           + " bindAddress=\"127.0.0.1\" transportPort=\"" + replicationPorts[index] + "\" membershipPort=\""
           + membershipPorts[index] + "\" members=\"127.0.0.1:" + membershipPorts[0] + ",127.0.0.1:" + membershipPorts[1]
-          + "\"" + EXPIRY + "/>", "");
+          + "\"" + EXPIRY + "/>", "", false);
       case TOMCAT_BACKUP -> new ManagerConfig("", tribesCluster(
           "<Manager className=\"org.apache.catalina.ha.session.BackupManager\" notifyListenersOnReplication=\"true\""
               + EXPIRY + "/>",
-          index, replicationPorts));
+          index, replicationPorts), false);
       case TOMCAT_DELTA -> new ManagerConfig("", tribesCluster(
           "<Manager className=\"org.apache.catalina.ha.session.DeltaManager\" expireSessionsOnShutdown=\"false\""
-              + " notifyListenersOnReplication=\"true\"" + EXPIRY + "/>", index, replicationPorts));
+              + " notifyListenersOnReplication=\"true\"" + EXPIRY + "/>", index, replicationPorts), false);
     };
   }
 

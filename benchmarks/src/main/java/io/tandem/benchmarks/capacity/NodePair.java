@@ -38,8 +38,8 @@ final class NodePair implements AutoCloseable {
     try {
       for (int i = 0; i < 2; i++) {
         ManagerConfig config = ManagerConfig.of(setup, i, replicationPorts, membershipPorts);
-        nodes.add(new BenchNode(home.catalinaHome(), work, home.dropin(), "n" + (i + 1), freePort(),
-            config.managerElement(), config.clusterElement(), flightRecording));
+        nodes.add(new BenchNode(home.catalinaHome(), work, home.dropin(), "n" + (i + 1), freePort(), config,
+            flightRecording));
       }
       for (BenchNode node : nodes) {
         node.awaitReady(START_TIMEOUT);

@@ -25,7 +25,13 @@ public record Setup(String name, Kind kind, String scope, String mode) {
     /** Tomcat's {@code BackupManager}: one backup per session through Tribes. */
     TOMCAT_BACKUP,
     /** Tomcat's {@code DeltaManager}: every session copied to every node through Tribes. */
-    TOMCAT_DELTA
+    TOMCAT_DELTA,
+    /**
+     * Not a manager to compare: the control's {@code StandardManager} plus only the wait a SYNC request's thread makes
+     * for its acknowledgement, released at once by another thread ({@code io.tandem.benchmarks.floor}). A floor under
+     * SYNC replication's cost on the machine at hand; never part of the default run.
+     */
+    ACK_WAIT_FLOOR
   }
 
   public static final List<String> SCOPES = List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE");
@@ -33,6 +39,7 @@ public record Setup(String name, Kind kind, String scope, String mode) {
   public static final Setup CONTROL = new Setup("no-replication", Kind.NO_REPLICATION, null, null);
   public static final Setup BACKUP_MANAGER = new Setup("tomcat-backup", Kind.TOMCAT_BACKUP, null, null);
   public static final Setup DELTA_MANAGER = new Setup("tomcat-delta", Kind.TOMCAT_DELTA, null, null);
+  public static final Setup ACK_WAIT_FLOOR = new Setup("ack-wait-floor", Kind.ACK_WAIT_FLOOR, null, null);
 
   public Setup {
     boolean tandem = kind == Kind.TANDEM;
@@ -64,15 +71,22 @@ public record Setup(String name, Kind kind, String scope, String mode) {
     return List.copyOf(all);
   }
 
+  /** Every setup {@code --setups} can name: those of the full run, then the floor, which is run only when named. */
+  public static List<Setup> known() {
+    List<Setup> known = new ArrayList<>(all());
+    known.add(ACK_WAIT_FLOOR);
+    return List.copyOf(known);
+  }
+
   /** The setup of that name, or an error listing the names there are. */
   public static Setup named(String name) {
-    for (Setup setup : all()) {
+    for (Setup setup : known()) {
       if (setup.name.equals(name)) {
         return setup;
       }
     }
     throw new IllegalArgumentException("unknown setup '" + name + "'; the setups are "
-        + all().stream().map(Setup::name).toList());
+        + known().stream().map(Setup::name).toList());
   }
 
   public boolean isControl() {
@@ -81,7 +95,7 @@ public record Setup(String name, Kind kind, String scope, String mode) {
 
   /** Whether the nodes replicate at all, so failed replication can be counted. */
   public boolean replicates() {
-    return kind != Kind.NO_REPLICATION;
+    return kind != Kind.NO_REPLICATION && kind != Kind.ACK_WAIT_FLOOR;
   }
 
   /** A short human label for tables and charts. */
@@ -91,6 +105,7 @@ public record Setup(String name, Kind kind, String scope, String mode) {
       case TANDEM -> "Tandem " + scope + " " + mode;
       case TOMCAT_BACKUP -> "Tomcat BackupManager";
       case TOMCAT_DELTA -> "Tomcat DeltaManager";
+      case ACK_WAIT_FLOOR -> "floor: the SYNC wait alone";
     };
   }
 }

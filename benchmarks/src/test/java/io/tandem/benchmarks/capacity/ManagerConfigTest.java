@@ -68,6 +68,23 @@ class ManagerConfigTest {
   }
 
   @Test
+  void theFloorIsTheControlsManagerWithTheWaitValve_namedOnlyOnRequest() throws Exception {
+    ManagerConfig config = ManagerConfig.of(Setup.named("ack-wait-floor"), 0, RECEIVERS, MEMBERSHIP);
+    Element context = parse("<Context>" + config.managerElement() + "</Context>");
+
+    assertThat(((Element) context.getElementsByTagName("Manager").item(0)).getAttribute("className"))
+        .isEqualTo("org.apache.catalina.session.StandardManager");
+    assertThat(((Element) context.getElementsByTagName("Valve").item(0)).getAttribute("className"))
+        .isEqualTo("io.tandem.benchmarks.floor.AckWaitFloorValve");
+    assertThat(config.floorValve()).isTrue();
+    assertThat(config.clusterElement()).isEmpty();
+    assertThat(Setup.ACK_WAIT_FLOOR.replicates()).isFalse();
+    assertThat(Setup.all()).doesNotContain(Setup.ACK_WAIT_FLOOR);
+    assertThat(Setup.all()).allSatisfy(setup -> assertThat(ManagerConfig.of(setup, 0, RECEIVERS, MEMBERSHIP).floorValve())
+        .as(setup.name()).isFalse());
+  }
+
+  @Test
   void setupNamesAreStableAndUnknownOnesAreRefusedWithTheList() {
     assertThat(Setup.all()).extracting(Setup::name).containsExactly("no-replication", "tandem-session-sync",
         "tandem-session-async", "tandem-modified-session-sync", "tandem-modified-session-async",
