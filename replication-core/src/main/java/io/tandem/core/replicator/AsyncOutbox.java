@@ -39,15 +39,26 @@ import java.util.concurrent.atomic.AtomicInteger;
  * until its reply arrives, not until that thread recorded it, so a reply waiting there for a busy session's lock
  * holds up neither the sender nor the other sessions.
  *
+ * <p>Sent at once: an update whose session has nothing queued here and nothing in the sender's hands, while the window
+ * has room, is handed to the send function by the request that made it ({@link #sendOrOffer}), as a SYNC request
+ * hands its own; only what has to wait (a full window, a session with items queued, control messages) goes through
+ * the sender thread. Waking the sender for every update cost the node a thread switch per update or two, on a machine
+ * where one costs as much as a request's own work (benchmarks/README.md, "ASYNC updates sent by their request").
+ *
  * <p>Implementation notes: no lock is shared by all requests, beyond the queue's own for the moment of an enqueue
  * (once per session per send, not per request). Each session's entry is guarded by its own monitor, which a request
  * holds only to merge into it and the sender only to take it; {@code entries} (a concurrent map) finds a session's
  * entry, {@code order} (a blocking queue) holds the entries oldest first and {@code queued} counts them, for the
  * capacity. One sender thread, {@code tandem-async-<n>}, takes the oldest entry once the window has room (until then
  * the entry stays open to merges) and hands its items, in order, to the send function, holding no lock, not even the
- * session's: a session's items stay in order because only this thread sends them, and an update its requests add
- * meanwhile makes a new entry, taken after this one. (The sender used to hold the session's lock while it encoded
- * and sent; a session whose requests kept that lock busy starved the sender and every session queued behind it.)
+ * session's; {@code sending} names the session whose items it holds, from before it takes them until the last is
+ * handed over. A session's items stay in order because every enqueue and every {@link #sendOrOffer} of a session
+ * happens under the session's lock, and a request sends at once only when it finds neither an entry of its session
+ * nor its session in {@code sending} (the sender writes {@code sending} before it removes the entry it takes, and
+ * clears it only after its last item was handed over, so a request that no longer finds the entry finds the session
+ * in {@code sending} until its items are out). An update made while an entry is in the sender's hands makes a new
+ * entry, taken after this one. (The sender used to hold the session's lock while it encoded and sent; a session
+ * whose requests kept that lock busy starved the sender and every session queued behind it.)
  */
 final class AsyncOutbox implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(AsyncOutbox.class.getName());
@@ -103,7 +114,10 @@ final class AsyncOutbox implements AutoCloseable {
    * it handed the change over, or taken whole by {@link #withdraw}.
    */
   private final ConcurrentHashMap<OwnedSession, Set<String>> unsentIdChanges = new ConcurrentHashMap<>();
+  private final Sender send;
   private final Thread sender;
+  /** The session whose items the sender thread took and has not handed over in full yet; written by it alone. */
+  private volatile OwnedSession sending;
   private final ExecutorService replies;
   private volatile boolean closed;
 
@@ -120,7 +134,8 @@ final class AsyncOutbox implements AutoCloseable {
     this.maxInFlight = maxInFlight;
     this.windowWaitNanos = windowWaitNanos;
     this.window = new Semaphore(maxInFlight);
-    this.sender = new Thread(() -> drain(send), threadName);
+    this.send = send;
+    this.sender = new Thread(this::drain, threadName);
     sender.setDaemon(true);
     // After close, replies still arriving are dropped rather than refused on the transport's thread.
     this.replies = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -139,7 +154,20 @@ final class AsyncOutbox implements AutoCloseable {
     return replies;
   }
 
-  /** Queues an update; false when the queue is full and the session has no entry yet. */
+  /**
+   * Called under the session's lock: hands the update to the send function on the calling thread when nothing of its
+   * session is queued or in the sender thread's hands and the window has a place for it; queues it otherwise
+   * ({@link #offer}). False when it was neither sent nor queued (the queue is full).
+   */
+  boolean sendOrOffer(OwnedSession session, SessionUpdate update) {
+    if (!closed && !entries.containsKey(session) && sending != session && window.tryAcquire()) {
+      sendOne(session, update, false, true);
+      return true;
+    }
+    return offer(session, update);
+  }
+
+  /** Queues an update, under the session's lock; false when the queue is full and the session has no entry yet. */
   boolean offer(OwnedSession session, SessionUpdate update) {
     while (!closed) {
       Entry entry = entries.get(session);
@@ -244,7 +272,7 @@ final class AsyncOutbox implements AutoCloseable {
     return maxInFlight - window.availablePermits();
   }
 
-  private void drain(Sender send) {
+  private void drain() {
     try {
       while (!closed) {
         Entry entry = order.take();
@@ -254,6 +282,7 @@ final class AsyncOutbox implements AutoCloseable {
         }
         // Until the window has room the entry stays in entries, untaken: its session's requests still merge into it.
         boolean permit = window.tryAcquire(windowWaitNanos, TimeUnit.NANOSECONDS);
+        sending = entry.session; // before the entry leaves entries: see the implementation notes
         ArrayDeque<Object> items;
         synchronized (entry) {
           entry.taken = true;
@@ -268,7 +297,7 @@ final class AsyncOutbox implements AutoCloseable {
         for (Iterator<Object> it = items.iterator(); it.hasNext() && !closed; ) {
           Object item = it.next();
           boolean more = it.hasNext() || !order.isEmpty();
-          sendOne(send, entry.session, item instanceof CoalescedUpdate update ? update.build() : item, more, permit);
+          sendOne(entry.session, item instanceof CoalescedUpdate update ? update.build() : item, more, permit);
           if (item instanceof Message.IdChange change) {
             handedOver(entry.session, change.oldId()); // ordered before anything sent to the buddy from now on
           }
@@ -276,6 +305,7 @@ final class AsyncOutbox implements AutoCloseable {
             permit = window.tryAcquire(windowWaitNanos, TimeUnit.NANOSECONDS);
           }
         }
+        sending = null;
       }
     } catch (InterruptedException e) {
       // closed
@@ -296,7 +326,7 @@ final class AsyncOutbox implements AutoCloseable {
   }
 
   /** Sends one item; {@code permit}: it holds a place in the window, which its reply gives back. */
-  private void sendOne(Sender send, OwnedSession session, Object item, boolean more, boolean permit) {
+  private void sendOne(OwnedSession session, Object item, boolean more, boolean permit) {
     CompletionStage<?> reply = null;
     try {
       reply = send.send(session, item, more);

@@ -154,7 +154,7 @@ final class OwnerWrites {
   }
 
   private FlushOutcome queue(OwnedSession session, SessionUpdate update, List<String> refused) {
-    if (!outbox.offer(session, update)) {
+    if (!outbox.sendOrOffer(session, update)) {
       counters.asyncOverflows.increment();
       owned.markUnprotected(session);
       log.warn("overflow", "Async replication queue is full (" + config.asyncQueueCapacity() + " sessions);"

@@ -221,6 +221,121 @@ class AsyncOutboxTest {
   }
 
   @Test
+  void sendOrOffer_withNothingOfTheSessionQueued_sendsOnTheRequestsOwnThread() {
+    List<String> sentBy = new CopyOnWriteArrayList<>();
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+      sentBy.add(Thread.currentThread().getName() + (more ? " more" : " last"));
+      return CompletableFuture.completedFuture(null);
+    });
+    outbox.start();
+    OwnedSession a = session("a");
+
+    synchronized (a) {
+      assertThat(outbox.sendOrOffer(a, delta("a", 0))).isTrue();
+    }
+
+    assertThat(sentBy).containsExactly(Thread.currentThread().getName() + " last");
+    assertThat(outbox.isQueued(a)).isFalse();
+    assertThat(outbox.inFlight()).as("the reply gave its place back").isZero();
+  }
+
+  @Test
+  void sendOrOffer_whileTheSessionIsQueued_goesBehindIt_andTheSenderSendsBothInOrder() throws Exception {
+    CountDownLatch blockerSent = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<Object> sent = new CopyOnWriteArrayList<>();
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+      if (s.id().equals("blocker")) {
+        blockerSent.countDown();
+        awaitQuietly(release);
+      }
+      sent.add(item);
+      return CompletableFuture.completedFuture(null);
+    });
+    outbox.start();
+    OwnedSession a = session("a");
+    outbox.offer(session("blocker"), delta("blocker", 0));
+    assertThat(blockerSent.await(10, TimeUnit.SECONDS)).isTrue();
+    outbox.offer(a, delta("a", 0)); // waits behind the blocker
+
+    synchronized (a) {
+      assertThat(outbox.sendOrOffer(a, delta("a", 1))).isTrue();
+    }
+    assertThat(sent).as("nothing of a overtook its queued update").isEmpty();
+    release.countDown();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() == 2);
+    assertThat(sent.get(1)).isEqualTo(new SessionUpdate.Delta("a", 1, 0, 2, META, Map.of(), Set.of("x0", "x1")));
+  }
+
+  @Test
+  void sendOrOffer_whileTheSenderHoldsTheSessionsItems_queuesBehindThemRatherThanOvertake() throws Exception {
+    CountDownLatch firstOfASent = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    List<Object> sent = new CopyOnWriteArrayList<>();
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+      if (item.equals(delta("a", 0))) {
+        firstOfASent.countDown();
+        awaitQuietly(release); // the sender took a's entry and is between its two items
+      }
+      sent.add(item);
+      return CompletableFuture.completedFuture(null);
+    });
+    outbox.start();
+    OwnedSession a = session("a");
+    outbox.offer(a, delta("a", 0));
+    outbox.offerControl(a, new Message.IdChange("a", "a2", 1, 1));
+    assertThat(firstOfASent.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(outbox.isQueued(a)).as("the sender took the entry").isFalse();
+
+    synchronized (a) {
+      assertThat(outbox.sendOrOffer(a, delta("a2", 1))).isTrue();
+    }
+    assertThat(sent).as("the request did not send ahead of the sender's items").isEmpty();
+    release.countDown();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() == 3);
+    assertThat(sent.get(0)).isEqualTo(delta("a", 0));
+    assertThat(sent.get(1)).isInstanceOf(Message.IdChange.class);
+    assertThat(sent.get(2)).isEqualTo(delta("a2", 1));
+  }
+
+  @Test
+  void sendOrOffer_windowFull_queuesTheUpdateForTheSender() {
+    List<Object> sent = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Message>> replies = new CopyOnWriteArrayList<>();
+    outbox = new AsyncOutbox(100, 1, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+      sent.add(Thread.currentThread().getName());
+      CompletableFuture<Message> reply = new CompletableFuture<>();
+      replies.add(reply);
+      return reply;
+    });
+    outbox.start();
+    OwnedSession a = session("a");
+    OwnedSession b = session("b");
+    synchronized (a) {
+      outbox.sendOrOffer(a, delta("a", 0));
+    }
+    synchronized (b) {
+      assertThat(outbox.sendOrOffer(b, delta("b", 0))).isTrue();
+    }
+    assertThat(outbox.isQueued(b)).as("no place in the window: queued").isTrue();
+
+    replies.get(0).complete(new Message.Ack(1, 1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() == 2);
+    assertThat(sent).containsExactly(Thread.currentThread().getName(), "tandem-async-test");
+    replies.get(1).complete(new Message.Ack(1, 1));
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Test
   void drain_aSendThatThrows_doesNotStopTheSender() {
     List<Object> sent = new CopyOnWriteArrayList<>();
     outbox = new AsyncOutbox(100, 1, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
