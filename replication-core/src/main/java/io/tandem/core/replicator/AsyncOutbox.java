@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * small), so the queue may exceed its capacity by them. Invalidations do not come here at all: the engine sends them
  * at once and {@link #withdraw withdraws} what is queued for the ended session.
  *
- * <p>In-flight window: the sender keeps at most {@code maxInFlight} messages unanswered by the buddy. When the buddy
+ * <p>In-flight window: at most {@code maxInFlight} messages are unanswered by the buddy. When the buddy
  * answers more slowly than requests arrive, updates wait here, where they coalesce
  * and the queue is bounded by sessions, rather than in the socket and the buddy's input, where nothing merges and
  * every message waits its turn until it outlives the ack timeout, is counted as failed and comes back as a full
@@ -39,11 +39,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * until its reply arrives, not until that thread recorded it, so a reply waiting there for a busy session's lock
  * holds up neither the sender nor the other sessions.
  *
- * <p>Sent at once: an update whose session has nothing queued here and nothing in the sender's hands, while the window
- * has room, is handed to the send function by the request that made it ({@link #sendOrOffer}), as a SYNC request
- * hands its own; only what has to wait (a full window, a session with items queued, control messages) goes through
- * the sender thread. Waking the sender for every update cost the node a thread switch per update or two, on a machine
- * where one costs as much as a request's own work (benchmarks/README.md, "ASYNC updates sent by their request").
+ * <p>Sent at once: while nothing at all is queued here or waits for the window, and the sender holds nothing of the
+ * session, an update is handed to the send function by the request that made it ({@link #sendOrOffer}), as a SYNC
+ * request hands its own. As soon as anything waits (a full window, a session with items queued, control messages),
+ * every update queues behind it and the sender thread sends them oldest first, so a request never takes a place in
+ * the window ahead of what waits for one. Waking the sender for every update cost the node a thread switch per update
+ * or two, on a machine where one costs as much as a request's own work (benchmarks/README.md, "ASYNC updates sent by
+ * their request").
  *
  * <p>Implementation notes: no lock is shared by all requests, beyond the queue's own for the moment of an enqueue
  * (once per session per send, not per request). Each session's entry is guarded by its own monitor, which a request
@@ -70,7 +72,10 @@ final class AsyncOutbox implements AutoCloseable {
    */
   static final int MAX_IN_FLIGHT = 256;
 
-  /** Hands one item (a {@link SessionUpdate} or a {@link Message}) to the transport, on the sender thread. */
+  /**
+   * Hands one item (a {@link SessionUpdate} or a {@link Message}) to the transport: on the sender thread with no lock
+   * held, or on a request's thread under the session's lock for an update sent at once ({@link #sendOrOffer}).
+   */
   @FunctionalInterface
   interface Sender {
     /**
@@ -155,12 +160,13 @@ final class AsyncOutbox implements AutoCloseable {
   }
 
   /**
-   * Called under the session's lock: hands the update to the send function on the calling thread when nothing of its
-   * session is queued or in the sender thread's hands and the window has a place for it; queues it otherwise
-   * ({@link #offer}). False when it was neither sent nor queued (the queue is full).
+   * Called under the session's lock: hands the update to the send function on the calling thread when nothing is
+   * queued, no thread waits for a place in the window, the sender holds nothing of this session and the window has a
+   * place; queues it otherwise ({@link #offer}). False when it was neither sent nor queued (the queue is full).
    */
   boolean sendOrOffer(OwnedSession session, SessionUpdate update) {
-    if (!closed && !entries.containsKey(session) && sending != session && window.tryAcquire()) {
+    // queued before sending: the sender marks a session as sending before the entry it takes stops counting as queued.
+    if (!closed && queued.get() == 0 && sending != session && !window.hasQueuedThreads() && window.tryAcquire()) {
       sendOne(session, update, false, true);
       return true;
     }
@@ -331,9 +337,10 @@ final class AsyncOutbox implements AutoCloseable {
     try {
       reply = send.send(session, item, more);
     } catch (RuntimeException e) {
-      // A bug, not a peer's doing: the sender must outlive it, or every later update would wait forever.
+      // A bug, not a peer's doing: the sender (or the request) must outlive it, or every later update would wait
+      // forever; its place in the window is given back below.
       LOG.log(System.Logger.Level.ERROR, "Async replication could not send an update of session [" + session.id()
-          + "]; the sender goes on with the next", e);
+          + "]; it is left to the next update or resend of the session", e);
     }
     if (!permit) {
       return;

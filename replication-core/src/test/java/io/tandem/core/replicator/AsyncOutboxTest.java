@@ -327,6 +327,41 @@ class AsyncOutboxTest {
     replies.get(1).complete(new Message.Ack(1, 1));
   }
 
+  /** A freed place in the window goes to what waited for it, oldest first, not to the next request that comes. */
+  @Test
+  void sendOrOffer_whileAnUpdateWaitsForTheWindow_queuesBehindItRatherThanTakeItsPlace() {
+    List<String> sent = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Message>> replies = new CopyOnWriteArrayList<>();
+    outbox = new AsyncOutbox(100, 1, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+      sent.add(s.id());
+      CompletableFuture<Message> reply = new CompletableFuture<>();
+      replies.add(reply);
+      return reply;
+    });
+    outbox.start();
+    OwnedSession a = session("a");
+    OwnedSession b = session("b");
+    OwnedSession c = session("c");
+    synchronized (a) {
+      outbox.sendOrOffer(a, delta("a", 0)); // takes the one place
+    }
+    synchronized (b) {
+      outbox.sendOrOffer(b, delta("b", 0)); // waits for it
+    }
+
+    replies.get(0).complete(new Message.Ack(1, 1)); // the place is free again, and b's entry still waits for it
+    synchronized (c) {
+      outbox.sendOrOffer(c, delta("c", 0));
+    }
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() == 2);
+    assertThat(sent).containsExactly("a", "b");
+    replies.get(1).complete(new Message.Ack(1, 1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> sent.size() == 3);
+    assertThat(sent).containsExactly("a", "b", "c");
+    replies.get(2).complete(new Message.Ack(1, 1));
+  }
+
   private static void awaitQuietly(CountDownLatch latch) {
     try {
       latch.await(10, TimeUnit.SECONDS);
