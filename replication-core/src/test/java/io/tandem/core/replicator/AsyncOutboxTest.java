@@ -270,10 +270,17 @@ class AsyncOutboxTest {
 
   @Test
   void sendOrOffer_whileTheSenderHoldsTheSessionsItems_queuesBehindThemRatherThanOvertake() throws Exception {
+    CountDownLatch blockerSent = new CountDownLatch(1);
+    CountDownLatch releaseBlocker = new CountDownLatch(1);
     CountDownLatch firstOfASent = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<Object> sent = new CopyOnWriteArrayList<>();
     outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+      if (s.id().equals("blocker")) {
+        blockerSent.countDown();
+        awaitQuietly(releaseBlocker);
+        return CompletableFuture.completedFuture(null);
+      }
       if (item.equals(delta("a", 0))) {
         firstOfASent.countDown();
         awaitQuietly(release); // the sender took a's entry and is between its two items
@@ -283,8 +290,11 @@ class AsyncOutboxTest {
     });
     outbox.start();
     OwnedSession a = session("a");
-    outbox.offer(a, delta("a", 0));
+    outbox.offer(session("blocker"), delta("blocker", 0));
+    assertThat(blockerSent.await(10, TimeUnit.SECONDS)).isTrue();
+    outbox.offer(a, delta("a", 0)); // one entry of a with two items, taken whole once the blocker is out
     outbox.offerControl(a, new Message.IdChange("a", "a2", 1, 1));
+    releaseBlocker.countDown();
     assertThat(firstOfASent.await(10, TimeUnit.SECONDS)).isTrue();
     assertThat(outbox.isQueued(a)).as("the sender took the entry").isFalse();
 
