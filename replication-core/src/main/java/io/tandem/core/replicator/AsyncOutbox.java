@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * small), so the queue may exceed its capacity by them. Invalidations do not come here at all: the engine sends them
  * at once and {@link #withdraw withdraws} what is queued for the ended session.
  *
- * <p>In-flight window: at most {@code maxInFlight} messages are unanswered by the buddy. When the buddy
+ * <p>In-flight window: the sender keeps at most {@code maxInFlight} messages unanswered by the buddy. When the buddy
  * answers more slowly than requests arrive, updates wait here, where they coalesce
  * and the queue is bounded by sessions, rather than in the socket and the buddy's input, where nothing merges and
  * every message waits its turn until it outlives the ack timeout, is counted as failed and comes back as a full
@@ -39,28 +39,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * until its reply arrives, not until that thread recorded it, so a reply waiting there for a busy session's lock
  * holds up neither the sender nor the other sessions.
  *
- * <p>Sent at once: while nothing at all is queued here or waits for the window, and the sender holds nothing of the
- * session, an update is handed to the send function by the request that made it ({@link #sendOrOffer}), as a SYNC
- * request hands its own. As soon as anything waits (a full window, a session with items queued, control messages),
- * every update queues behind it and the sender thread sends them oldest first, so a request never takes a place in
- * the window ahead of what waits for one. Waking the sender for every update cost the node a thread switch per update
- * or two, on a machine where one costs as much as a request's own work (benchmarks/README.md, "ASYNC updates sent by
- * their request").
- *
  * <p>Implementation notes: no lock is shared by all requests, beyond the queue's own for the moment of an enqueue
  * (once per session per send, not per request). Each session's entry is guarded by its own monitor, which a request
  * holds only to merge into it and the sender only to take it; {@code entries} (a concurrent map) finds a session's
  * entry, {@code order} (a blocking queue) holds the entries oldest first and {@code queued} counts them, for the
  * capacity. One sender thread, {@code tandem-async-<n>}, takes the oldest entry once the window has room (until then
  * the entry stays open to merges) and hands its items, in order, to the send function, holding no lock, not even the
- * session's; {@code sending} names the session whose items it holds, from before it takes them until the last is
- * handed over. A session's items stay in order because every enqueue and every {@link #sendOrOffer} of a session
- * happens under the session's lock, and a request sends at once only when it finds neither an entry of its session
- * nor its session in {@code sending} (the sender writes {@code sending} before it removes the entry it takes, and
- * clears it only after its last item was handed over, so a request that no longer finds the entry finds the session
- * in {@code sending} until its items are out). An update made while an entry is in the sender's hands makes a new
- * entry, taken after this one. (The sender used to hold the session's lock while it encoded and sent; a session
- * whose requests kept that lock busy starved the sender and every session queued behind it.)
+ * session's: a session's items stay in order because only this thread sends them, and an update its requests add
+ * meanwhile makes a new entry, taken after this one. (The sender used to hold the session's lock while it encoded
+ * and sent; a session whose requests kept that lock busy starved the sender and every session queued behind it.)
  */
 final class AsyncOutbox implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(AsyncOutbox.class.getName());
@@ -72,10 +59,7 @@ final class AsyncOutbox implements AutoCloseable {
    */
   static final int MAX_IN_FLIGHT = 256;
 
-  /**
-   * Hands one item (a {@link SessionUpdate} or a {@link Message}) to the transport: on the sender thread with no lock
-   * held, or on a request's thread under the session's lock for an update sent at once ({@link #sendOrOffer}).
-   */
+  /** Hands one item (a {@link SessionUpdate} or a {@link Message}) to the transport, on the sender thread. */
   @FunctionalInterface
   interface Sender {
     /**
@@ -119,10 +103,7 @@ final class AsyncOutbox implements AutoCloseable {
    * it handed the change over, or taken whole by {@link #withdraw}.
    */
   private final ConcurrentHashMap<OwnedSession, Set<String>> unsentIdChanges = new ConcurrentHashMap<>();
-  private final Sender send;
   private final Thread sender;
-  /** The session whose items the sender thread took and has not handed over in full yet; written by it alone. */
-  private volatile OwnedSession sending;
   private final ExecutorService replies;
   private volatile boolean closed;
 
@@ -139,8 +120,7 @@ final class AsyncOutbox implements AutoCloseable {
     this.maxInFlight = maxInFlight;
     this.windowWaitNanos = windowWaitNanos;
     this.window = new Semaphore(maxInFlight);
-    this.send = send;
-    this.sender = new Thread(this::drain, threadName);
+    this.sender = new Thread(() -> drain(send), threadName);
     sender.setDaemon(true);
     // After close, replies still arriving are dropped rather than refused on the transport's thread.
     this.replies = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
@@ -159,21 +139,7 @@ final class AsyncOutbox implements AutoCloseable {
     return replies;
   }
 
-  /**
-   * Called under the session's lock: hands the update to the send function on the calling thread when nothing is
-   * queued, no thread waits for a place in the window, the sender holds nothing of this session and the window has a
-   * place; queues it otherwise ({@link #offer}). False when it was neither sent nor queued (the queue is full).
-   */
-  boolean sendOrOffer(OwnedSession session, SessionUpdate update) {
-    // queued before sending: the sender marks a session as sending before the entry it takes stops counting as queued.
-    if (!closed && queued.get() == 0 && sending != session && !window.hasQueuedThreads() && window.tryAcquire()) {
-      sendOne(session, update, false, true);
-      return true;
-    }
-    return offer(session, update);
-  }
-
-  /** Queues an update, under the session's lock; false when the queue is full and the session has no entry yet. */
+  /** Queues an update; false when the queue is full and the session has no entry yet. */
   boolean offer(OwnedSession session, SessionUpdate update) {
     while (!closed) {
       Entry entry = entries.get(session);
@@ -278,7 +244,7 @@ final class AsyncOutbox implements AutoCloseable {
     return maxInFlight - window.availablePermits();
   }
 
-  private void drain() {
+  private void drain(Sender send) {
     try {
       while (!closed) {
         Entry entry = order.take();
@@ -288,7 +254,6 @@ final class AsyncOutbox implements AutoCloseable {
         }
         // Until the window has room the entry stays in entries, untaken: its session's requests still merge into it.
         boolean permit = window.tryAcquire(windowWaitNanos, TimeUnit.NANOSECONDS);
-        sending = entry.session; // before the entry leaves entries: see the implementation notes
         ArrayDeque<Object> items;
         synchronized (entry) {
           entry.taken = true;
@@ -303,7 +268,7 @@ final class AsyncOutbox implements AutoCloseable {
         for (Iterator<Object> it = items.iterator(); it.hasNext() && !closed; ) {
           Object item = it.next();
           boolean more = it.hasNext() || !order.isEmpty();
-          sendOne(entry.session, item instanceof CoalescedUpdate update ? update.build() : item, more, permit);
+          sendOne(send, entry.session, item instanceof CoalescedUpdate update ? update.build() : item, more, permit);
           if (item instanceof Message.IdChange change) {
             handedOver(entry.session, change.oldId()); // ordered before anything sent to the buddy from now on
           }
@@ -311,7 +276,6 @@ final class AsyncOutbox implements AutoCloseable {
             permit = window.tryAcquire(windowWaitNanos, TimeUnit.NANOSECONDS);
           }
         }
-        sending = null;
       }
     } catch (InterruptedException e) {
       // closed
@@ -332,15 +296,14 @@ final class AsyncOutbox implements AutoCloseable {
   }
 
   /** Sends one item; {@code permit}: it holds a place in the window, which its reply gives back. */
-  private void sendOne(OwnedSession session, Object item, boolean more, boolean permit) {
+  private void sendOne(Sender send, OwnedSession session, Object item, boolean more, boolean permit) {
     CompletionStage<?> reply = null;
     try {
       reply = send.send(session, item, more);
     } catch (RuntimeException e) {
-      // A bug, not a peer's doing: the sender (or the request) must outlive it, or every later update would wait
-      // forever; its place in the window is given back below.
+      // A bug, not a peer's doing: the sender must outlive it, or every later update would wait forever.
       LOG.log(System.Logger.Level.ERROR, "Async replication could not send an update of session [" + session.id()
-          + "]; it is left to the next update or resend of the session", e);
+          + "]; the sender goes on with the next", e);
     }
     if (!permit) {
       return;

@@ -40,9 +40,8 @@ import java.util.function.Supplier;
  * <p>Implementation notes: the buddy is read, the update prepared and handed to the transport under the session's
  * lock, so a session's updates leave in version order and a view change either happens before (the update goes to
  * the new buddy) or after (it marks the session for a full resend to the new buddy, under the same lock). Waiting
- * happens outside every lock. Replies arrive on transport threads (or on the sending thread, for a send that fails at
- * once); their callbacks take one session lock at most and complete no future under it, and an ASYNC reply's
- * callback takes none ({@link #onAsyncReply}).
+ * happens outside every lock. Replies arrive on transport threads; their callbacks take one session lock at most
+ * and complete no future under it.
  */
 final class OwnerWrites {
   /** Between two attempts on a buddy that answered at once with a failure, if the view does not change first. */
@@ -155,7 +154,7 @@ final class OwnerWrites {
   }
 
   private FlushOutcome queue(OwnedSession session, SessionUpdate update, List<String> refused) {
-    if (!outbox.sendOrOffer(session, update)) {
+    if (!outbox.offer(session, update)) {
       counters.asyncOverflows.increment();
       owned.markUnprotected(session);
       log.warn("overflow", "Async replication queue is full (" + config.asyncQueueCapacity() + " sessions);"
@@ -444,9 +443,8 @@ final class OwnerWrites {
   // ---- ASYNC ------------------------------------------------------------------------------------------------------
 
   /**
-   * The ASYNC send function: called by the outbox's sender thread with no lock held, or by a request under its
-   * session's lock for an update sent at once (see {@link AsyncOutbox}); returns the reply, or null when this node is
-   * alone.
+   * The async sender thread's send function, called with no lock held (see {@link AsyncOutbox}); returns the reply,
+   * or null when this node is alone.
    */
   CompletionStage<?> sendQueued(OwnedSession session, Object item, boolean more) {
     NodeId to = engine.buddy();
@@ -463,8 +461,8 @@ final class OwnerWrites {
     } else {
       message = (Message) item;
     }
-    // A lone update is written at once by the calling thread (the transport holds it behind an unanswered request of
-    // the connection, see writeLinger); a burst is left to the transport's I/O thread, to go in one write. Its reply may take as long as a SYNC request would wait: a buddy that is behind (a collection pause, a CPU
+    // A lone update is written at once by this thread; a burst is left to the transport's I/O thread, to go in one
+    // write. Its reply may take as long as a SYNC request would wait: a buddy that is behind (a collection pause, a CPU
     // cap) answers late, and failing the update at ackTimeout re-sent the whole session to it, adding to its backlog
     // (the load benchmark counted over a thousand such re-sends per step). A buddy that dies closes the connection,
     // which fails the reply at once; one that hangs leaves the view, whose change re-protects every session on the
