@@ -10,6 +10,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -17,12 +18,16 @@ import java.util.function.Consumer;
 
 /**
  * The sending half of a graceful shutdown: every owned session, in full and as it is now, goes to the buddy in
- * batches, and the buddy owns it from then on (at the next epoch: see {@code ReplicationEngine#adoptHandoff}). A
- * session is let go of here only once its batch was acknowledged; one the buddy did not acknowledge in time stays
- * with its backup, as after a crash.
+ * batches, and the buddy owns it from then on (at the next epoch: see {@code ReplicationEngine#adoptHandoff}). Each
+ * session is fenced as it is captured ({@link OwnedSession#handOver}), as a migration does: a flush prepared before
+ * is in the copy handed over, one after it is answered 503, and a migration another member asks for meanwhile is
+ * refused. Captured without fencing, a session could be migrated to a third member while its batch was on the way,
+ * and the buddy and that member would then both own it at the same epoch (each fencing the other, or the older copy
+ * winning). A session is retired here once its batch was acknowledged; one the buddy did not acknowledge in time
+ * stays fenced until this node leaves, and its backup is adopted then, as after a crash.
  *
  * <p>Implementation notes: no state of its own; runs on the container's thread that stops the manager, and takes
- * each session's lock only to capture it, never across the send.
+ * each session's lock only to capture it, never across encoding or the send.
  */
 final class GracefulHandoff {
   /** The engine's logger: operators find these lines where they always were. */
@@ -58,13 +63,11 @@ final class GracefulHandoff {
     long bytes = 0;
     int handed = 0;
     for (OwnedSession session : List.copyOf(owned.all())) {
-      SessionSnapshot snapshot;
-      synchronized (session) {
-        if (!session.isActive()) {
-          continue;
-        }
-        snapshot = session.snapshot(rules);
+      Optional<OwnedSession.HandOver> captured = session.handOver();
+      if (captured.isEmpty()) {
+        continue; // fenced, ended or migrated away meanwhile
       }
+      SessionSnapshot snapshot = OwnedSession.encode(captured.get(), rules);
       batch.add(session);
       snapshots.add(snapshot);
       bytes += snapshot.serializedSize();
@@ -94,10 +97,8 @@ final class GracefulHandoff {
         return 0;
       }
       for (OwnedSession session : sessions) {
-        if (session.fence()) {
-          owned.retire(session);
-          letGo.accept(session.id());
-        }
+        owned.retire(session);
+        letGo.accept(session.id());
       }
       counters.sessionsHandedOff.add(sessions.size());
       return sessions.size();

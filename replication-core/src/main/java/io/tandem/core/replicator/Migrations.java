@@ -276,8 +276,14 @@ final class Migrations {
       }
       // Fenced and captured in one step: a flush prepared before is in the snapshot, one after it is answered 503.
       Optional<OwnedSession.HandOver> handed = session.handOver();
+      if (handed.isEmpty() && session.isFenced() && !session.isGone()) {
+        // Being handed to the buddy as this node leaves, or let go of to another owner a moment ago: it exists. Not
+        // "unknown", which, with its backup's holder refusing too, would let the asker start an empty session.
+        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+            "session " + id + " is being handed to another member by " + local.value() + "; ask every member");
+      }
       if (handed.isEmpty()) {
-        return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " ended or moved meanwhile");
+        return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " ended meanwhile");
       }
       snapshot = OwnedSession.encode(handed.get(), rules); // before the container drops its copy and its attributes
       engine.retireFenced(session, "migrated to " + requester.value());
