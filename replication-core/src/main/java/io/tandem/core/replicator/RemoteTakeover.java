@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -252,10 +253,29 @@ final class RemoteTakeover {
     }
   }
 
+  /**
+   * Asks {@code holder} to hand the session over; the request thread waits one ack timeout. The holder lets go of the
+   * session as it answers (and its buddy drops its copy), so an answer that comes after this thread gave up is the
+   * only copy left: the transport keeps waiting for it a settle timeout longer, and it is installed here when it
+   * comes (the next request for the session finds it adopted). Dropped, it lost the session: a node busy for half a
+   * second lost a whole session so in a test.
+   */
   private Message migrate(NodeId holder, String id, long newEpoch)
       throws ExecutionException, TimeoutException, InterruptedException {
-    return transport.request(holder, new Message.Migrate(id, local, newEpoch))
-        .get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    CompletableFuture<Message> reply =
+        transport.request(holder, new Message.Migrate(id, local, newEpoch), config.ackTimeout().plus(config.settleTimeout()));
+    try {
+      return reply.get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      reply.thenAccept(late -> {
+        if (late instanceof Message.FullSession full) {
+          LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over after the request that asked had given up; it is"
+              + " owned here from now on", id, holder.value());
+          install(id, holder, full.snapshot());
+        }
+      });
+      throw e;
+    }
   }
 
   /**

@@ -69,6 +69,7 @@ public final class InMemoryNetwork implements AutoCloseable {
   private final Set<Exchange> pending = ConcurrentHashMap.newKeySet();
   private final ScheduledThreadPoolExecutor timer;
   private volatile UnaryOperator<Message> wireHook = UnaryOperator.identity();
+  private volatile boolean honourRequestTimeouts;
   private boolean closed;
 
   public InMemoryNetwork() {
@@ -240,8 +241,20 @@ public final class InMemoryNetwork implements AutoCloseable {
 
   // ---- called by InMemoryTransport ----
 
+  /**
+   * From now on a request sent with a timeout of its own waits that long for its reply, as over the real transport;
+   * before, every request times out after its transport's timeout.
+   */
+  public void honourRequestTimeouts() {
+    honourRequestTimeouts = true;
+  }
+
+  boolean honoursRequestTimeouts() {
+    return honourRequestTimeouts;
+  }
+
   /** Sends a request; {@code result} is completed by a reply, a fault, or the timeout. */
-  void send(InMemoryTransport sender, NodeId to, Message request, CompletableFuture<Message> result) {
+  void send(InMemoryTransport sender, NodeId to, Message request, CompletableFuture<Message> result, Duration timeoutAfter) {
     Exchange exchange;
     Channel channel;
     synchronized (lock) {
@@ -269,8 +282,8 @@ public final class InMemoryNetwork implements AutoCloseable {
             () ->
                 result.completeExceptionally(
                     new TimeoutException(
-                        "no reply from " + to + " within " + sender.requestTimeout().toMillis() + " ms")),
-            sender.requestTimeout().toNanos(),
+                        "no reply from " + to + " within " + timeoutAfter.toMillis() + " ms")),
+            timeoutAfter.toNanos(),
             TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       result.completeExceptionally(new PeerUnreachableException(to, "network closed"));

@@ -83,6 +83,19 @@ public final class InMemoryTransport implements Transport {
 
   @Override
   public CompletableFuture<Message> request(NodeId peer, Message message) {
+    return request(peer, message, requestTimeout, true);
+  }
+
+  /**
+   * As the real transport once the network {@linkplain InMemoryNetwork#honourRequestTimeouts honours} them: the reply
+   * may take up to {@code timeout}; otherwise this transport's own timeout applies, which the engine tests rely on.
+   */
+  @Override
+  public CompletableFuture<Message> request(NodeId peer, Message message, Duration timeout) {
+    return request(peer, message, timeout, network.honoursRequestTimeouts());
+  }
+
+  private CompletableFuture<Message> request(NodeId peer, Message message, Duration timeout, boolean honoured) {
     Objects.requireNonNull(peer, "peer");
     Objects.requireNonNull(message, "message");
     if (closed) {
@@ -100,7 +113,7 @@ public final class InMemoryTransport implements Transport {
     }
     CompletableFuture<Message> result = new CompletableFuture<>();
     result.whenComplete((reply, failure) -> count.decrementAndGet());
-    network.send(this, peer, message, result);
+    network.send(this, peer, message, result, honoured ? timeout : requestTimeout);
     return result;
   }
 
@@ -154,10 +167,6 @@ public final class InMemoryTransport implements Transport {
   @Override
   public String toString() {
     return "InMemoryTransport[" + id + (closed ? ", closed" : "") + "]";
-  }
-
-  Duration requestTimeout() {
-    return requestTimeout;
   }
 
   RequestHandler handler() {
