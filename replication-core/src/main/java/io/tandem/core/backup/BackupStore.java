@@ -265,6 +265,18 @@ public final class BackupStore {
     return Optional.ofNullable(held).map(BackupStore::handOut);
   }
 
+  /**
+   * {@link #take} of the backup only if it is still {@code owner}'s at this epoch and version: a decision made on a
+   * copy after asking other members must not take or drop one that an update replaced meanwhile.
+   */
+  public synchronized Optional<BackupEntry> takeIf(String id, NodeId owner, long epoch, long version) {
+    HeldBackup held = entries.get(id);
+    if (held == null || !held.owner().equals(owner) || held.epoch() != epoch || held.version() != version) {
+      return Optional.empty();
+    }
+    return take(id);
+  }
+
   public synchronized List<BackupEntry> heldFor(NodeId owner) {
     return entries.values().stream().filter(e -> e.owner().equals(owner)).map(BackupStore::handOut).toList();
   }

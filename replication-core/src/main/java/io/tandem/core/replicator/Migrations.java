@@ -64,6 +64,7 @@ final class Migrations {
   private final BackupStore backups;
   private final PendingInvalidations invalidations;
   private final Quarantine quarantine;
+  private final LeftoverCopies leftovers;
   private final RemoteTakeover remote;
   private final FlushRules rules;
   private final ReplicationCounters counters;
@@ -80,7 +81,7 @@ final class Migrations {
 
   Migrations(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       PendingInvalidations invalidations, Quarantine quarantine, Locator locator, StateTransfer stateTransfer,
-      FlushRules rules, ReplicationCounters counters, RateLimitedLog log, UnknownSessions unknown, InstantSource clock,
+      LeftoverCopies leftovers, FlushRules rules, ReplicationCounters counters, RateLimitedLog log, UnknownSessions unknown, InstantSource clock,
       Engine engine) {
     this.transport = transport;
     this.local = transport.localNode();
@@ -88,6 +89,7 @@ final class Migrations {
     this.backups = backups;
     this.invalidations = invalidations;
     this.quarantine = quarantine;
+    this.leftovers = leftovers;
     this.rules = rules;
     this.counters = counters;
     this.engine = engine;
@@ -145,7 +147,12 @@ final class Migrations {
         .filter(owner -> current != null && current.contains(owner) && !owner.equals(local));
   }
 
+  /** A copy left from when this node was its owner's buddy is not promoted without asking: see {@link #acquire}. */
   private Optional<SessionSnapshot> promoteBackup(String id) {
+    return leftovers.holdsLeftover(id) ? Optional.empty() : takeOverBackup(id);
+  }
+
+  private Optional<SessionSnapshot> takeOverBackup(String id) {
     Optional<BackupStore.BackupEntry> backup = backups.take(id);
     if (backup.isEmpty()) {
       return Optional.empty();
@@ -194,6 +201,18 @@ final class Migrations {
         }
         // Its backup is taken over here as it would be once the view drops the owner, instead of answering 503 and
         // making the user come back.
+      }
+      if (leftovers.holdsLeftover(id)) {
+        // Left from when this node was the owner's buddy: it may be older than the owner's last 200 (LeftoverCopies).
+        switch (leftovers.confirm(id)) {
+          case ADOPTED:
+            return promoteAdopted(id).map(Acquisition::found).orElseGet(() -> remote.takenOverMeanwhile(id));
+          case UNDECIDED:
+            return Acquisition.unavailable("session " + id + " is held on " + local.value() + " as a copy left from when"
+                + " it was its owner's buddy, and a member that may hold a newer one did not answer");
+          case DROPPED:
+            return remote.acquire(id, route);
+        }
       }
       // Adopted or still a backup: once this node suspected the owner it adopts that owner's sessions itself, maybe
       // while this request waited for the verdict.
@@ -245,7 +264,8 @@ final class Migrations {
           + ", which this node, in quarantine after a pause, did not see die: it may be alive beyond a cut. It is"
           + " taken over once the membership has settled");
     }
-    return promoteBackup(id).map(Acquisition::found).orElseGet(() -> remote.takenOverMeanwhile(id));
+    // Every member answered and none knows it: this copy is the only one, a leftover or not.
+    return takeOverBackup(id).map(Acquisition::found).orElseGet(() -> remote.takenOverMeanwhile(id));
   }
 
   /**

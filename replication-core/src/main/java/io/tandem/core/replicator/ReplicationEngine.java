@@ -94,6 +94,7 @@ public final class ReplicationEngine implements AutoCloseable {
   private final Locator locator;
   private final Quarantine quarantine;
   private final Migrations migrations;
+  private final LeftoverCopies leftovers;
   private final GracefulHandoff handoff;
   private final UnknownSessions unknown;
   private final SuspectedPeers suspects = new SuspectedPeers();
@@ -266,8 +267,9 @@ public final class ReplicationEngine implements AutoCloseable {
     // buddy adopts at once; a leaving node handed its sessions over before it left): the settle timeout, which bounds
     // how long members may disagree on the view, and at least a second. Until then "found nowhere" is not remembered.
     this.unknown = new UnknownSessions(clock, max(config.settleTimeout(), Duration.ofSeconds(1)));
+    this.leftovers = new LeftoverCopies(local, backups, locator, this::viewWithoutSuspects, this::adopt);
     this.migrations = new Migrations(config, transport, owned, backups, invalidations, quarantine, locator, stateTransfer,
-        rules, counters, log, unknown, clock, new Migrations.Engine() {
+        leftovers, rules, counters, log, unknown, clock, new Migrations.Engine() {
           @Override
           public NodeId buddy() {
             return buddy;
@@ -666,6 +668,13 @@ public final class ReplicationEngine implements AutoCloseable {
   }
 
   private void adoptAll(NodeId deadOwner) {
+    if (leftovers.isLeftover(deadOwner)) {
+      // The ring names another member heir: these copies may be older than the owner's last 200s (see LeftoverCopies).
+      LOG.log(Level.INFO, "Node {0}: owner {1} is gone; the copies held here are left from when this node was its buddy,"
+          + " and are adopted only if no other member holds them as new", local.value(), deadOwner.value());
+      maintenance.execute(() -> confirmLeftovers(view));
+      return;
+    }
     List<BackupStore.BackupEntry> held = backups.heldFor(deadOwner);
     LOG.log(Level.INFO, "Node {0}: owner {1} is gone; adopting its {2} sessions", local.value(), deadOwner.value(), held.size());
     for (BackupStore.BackupEntry entry : held) {
@@ -813,6 +822,12 @@ public final class ReplicationEngine implements AutoCloseable {
     }
   }
 
+  private void confirmLeftovers(MembershipView current) {
+    if (current != null && !quarantine.active()) {
+      leftovers.confirmDeparted(current);
+    }
+  }
+
   private void tickSafely() {
     try {
       tick();
@@ -835,6 +850,7 @@ public final class ReplicationEngine implements AutoCloseable {
       counters.touchesSent.add(due.size());
       transport.request(to, new Message.TouchBatch(due));
     }
+    confirmLeftovers(current);
     if (current != null) {
       releaseFormerBackups(current, to);
       long grace = config.touchLagCap().plus(config.orphanGrace()).toMillis();
