@@ -42,6 +42,9 @@ final class LeftoverCopies {
     UNDECIDED
   }
 
+  /** Leftovers confirmed per maintenance round at most (one Locate to every member each). */
+  static final int PER_ROUND = 500;
+
   private final NodeId local;
   private final BackupStore backups;
   private final Locator locator;
@@ -72,6 +75,11 @@ final class LeftoverCopies {
 
   /** Asks every other member about this node's leftover copy of {@code id} and adopts or drops it accordingly. */
   Verdict confirm(String id) {
+    return confirm(id, new boolean[1]);
+  }
+
+  /** {@link #confirm(String)}; sets {@code someoneSilent[0]} when a member did not answer. */
+  private Verdict confirm(String id, boolean[] someoneSilent) {
     Optional<BackupStore.BackupEntry> asked = backups.entry(id);
     if (asked.isEmpty()) {
       return Verdict.DROPPED;
@@ -79,6 +87,7 @@ final class LeftoverCopies {
     SessionSnapshot mine = asked.get().snapshot();
     NodeId owner = asked.get().owner();
     Locator.Answers answers = locator.ask(id);
+    someoneSilent[0] = !answers.silent().isEmpty();
     Optional<NodeId> heir = Optional.ofNullable(view.get()).flatMap(current -> BuddyRing.successorOf(current, owner));
     for (Map.Entry<NodeId, Message.LocateReply> answer : answers.replies().entrySet()) {
       if (supersedes(answer.getKey(), answer.getValue(), mine, heir)) {
@@ -105,17 +114,20 @@ final class LeftoverCopies {
   }
 
   /**
-   * Confirms the leftover copies of owners that left {@code current}; stops at the first member that stays silent
-   * (each question would wait for it again), leaving the rest for the next tick.
+   * Confirms the leftover copies of owners that left {@code current}, at most {@link #PER_ROUND} of them: the
+   * maintenance thread also paces re-protection. Stops at the first member that stays silent (each question would
+   * wait an ack timeout for it again), leaving the rest for the next tick.
    */
   void confirmDeparted(MembershipView current) {
+    int asked = 0;
+    boolean[] someoneSilent = new boolean[1];
     for (NodeId owner : backups.owners()) {
       if (current.contains(owner) || !isLeftover(owner)) {
         continue;
       }
-      List<BackupStore.BackupEntry> held = backups.heldFor(owner);
-      for (BackupStore.BackupEntry entry : held) {
-        if (confirm(entry.snapshot().id()) == Verdict.UNDECIDED) {
+      for (BackupStore.BackupEntry entry : backups.heldFor(owner)) {
+        confirm(entry.snapshot().id(), someoneSilent);
+        if (someoneSilent[0] || ++asked >= PER_ROUND) {
           return;
         }
       }

@@ -211,7 +211,13 @@ final class Migrations {
             return Acquisition.unavailable("session " + id + " is held on " + local.value() + " as a copy left from when"
                 + " it was its owner's buddy, and a member that may hold a newer one did not answer");
           case DROPPED:
-            return remote.acquire(id, route);
+            // Maybe taken over by the maintenance thread's confirmation meanwhile: the cluster must not be asked for
+            // a session owned here (its adopted copy is on no other member yet: "nowhere").
+            Optional<SessionSnapshot> adopted = promoteAdopted(id);
+            if (adopted.isPresent()) {
+              return Acquisition.found(adopted.get());
+            }
+            return owned.get(id).isPresent() ? remote.takenOverMeanwhile(id) : remote.acquire(id, route);
         }
       }
       // Adopted or still a backup: once this node suspected the owner it adopts that owner's sessions itself, maybe
@@ -325,6 +331,13 @@ final class Migrations {
         // here and so make the owner's next update fail: the requester must migrate it from the owner.
         return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
             "session " + id + " is owned by " + liveOwner.get().value() + ", which is alive; migrate it from there");
+      }
+      boolean ownerLeft = backups.entry(id).map(held -> !current.contains(held.owner())).orElse(false);
+      if (ownerLeft && leftovers.holdsLeftover(id)) {
+        // Left from when this node was the owner's buddy, maybe older than the heir's copy (LeftoverCopies): this
+        // node adopts it itself once no member holds it as new, and hands it on from there.
+        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is held on " + local.value()
+            + " as a copy left from when it was its owner's buddy, not yet confirmed; ask every member again");
       }
       Optional<BackupStore.BackupEntry> backup = backups.take(id);
       if (backup.isEmpty()) {

@@ -268,7 +268,8 @@ final class RemoteTakeover {
       return reply.get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       reply.thenAccept(late -> {
-        if (late instanceof Message.FullSession full) {
+        // Not when this node has the session already, or took it and let go of it since: the late copy is older.
+        if (late instanceof Message.FullSession full && owned.get(id).isEmpty() && !letGoHere.test(id)) {
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over after the request that asked had given up; it is"
               + " owned here from now on", id, holder.value());
           install(id, holder, full.snapshot());

@@ -94,4 +94,37 @@ class LeftoverCopyOfAFormerBuddyTest {
     assertThat(n3.engine.promote("s").map(n3::decode)).contains(Map.of("seq", 1));
     assertThat(n2.engine.owns("s")).isFalse();
   }
+
+  /**
+   * Four nodes: the heir n2 is silent while a request at n4 asks every member; n3's leftover (seq 1) is the only copy
+   * anyone reports. Handed to n4 at the next epoch, it made a second owner beside n2, which adopted seq 2 at that epoch
+   * (the review of the fix found it).
+   */
+  @Test
+  void leftoverIsNotHandedToAThirdNode_whileTheHeirIsSilent() throws Exception {
+    cluster = new EngineCluster(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
+        "n1", "n2", "n3", "n4");
+    EngineCluster.Node n1 = cluster.node("n1");
+    n1.create("s");
+    assertThat(n1.request("s", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
+    cluster.crash("n2");
+    await().atMost(AWAIT).until(() -> cluster.node("n3").backup("s").isPresent());
+    EngineCluster.Node n2 = cluster.start("n2");
+    await().atMost(AWAIT).until(() -> n2.backup("s").isPresent());
+    assertThat(n1.request("s", (s, reads) -> s.setAttribute("seq", 2))).isEqualTo(FlushOutcome.REPLICATED);
+    cluster.holdBackReprotection(() -> true); // n2's copy of what it adopts does not reach n3
+    cluster.network.hang(new io.tandem.core.spi.NodeId("n2")); // and n2 answers nobody
+    cluster.crash("n1");
+    await().atMost(AWAIT).until(() -> n2.engine.owns("s"));
+
+    Acquisition atN4 = cluster.node("n4").engine.acquire("s");
+
+    assertThat(atN4.snapshot()).as("only n3's older copy answered: not handed out").isEmpty();
+    assertThat(atN4.unavailable()).isPresent();
+    cluster.network.resume(new io.tandem.core.spi.NodeId("n2"));
+    cluster.holdBackReprotection(() -> false);
+    Acquisition retried = cluster.node("n4").engine.acquire("s");
+    assertThat(retried.snapshot()).isPresent();
+    assertThat(cluster.node("n4").decode(retried.snapshot().get())).containsEntry("seq", 2);
+  }
 }
