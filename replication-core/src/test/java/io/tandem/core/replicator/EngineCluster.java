@@ -46,8 +46,7 @@ final class EngineCluster implements AutoCloseable {
 
   EngineCluster(ReplicationConfig config, String... nodeIds) throws Exception {
     this.config = config;
-    network.setWireHook(
-        message -> MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message());
+    network.setWireHook(this::throughTheCodec);
     for (String id : nodeIds) {
       start(id);
     }
@@ -85,8 +84,13 @@ final class EngineCluster implements AutoCloseable {
           && bulk.purpose() == io.tandem.core.wire.Message.BulkTransfer.Purpose.BACKUP) {
         throw new IllegalStateException("re-protection held back by the test");
       }
-      return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message();
+      return throughTheCodec(message);
     });
+  }
+
+  /** {@code message} as the wire carries it: encoded into a frame and decoded again, as a socket would. */
+  io.tandem.core.wire.Message throughTheCodec(io.tandem.core.wire.Message message) {
+    return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message();
   }
 
   Node node(String id) {

@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.config.ReplicationConfig;
-import io.tandem.core.testing.InMemoryNetwork;
-import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.Message;
-import io.tandem.core.wire.MessageCodec;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -40,10 +37,7 @@ class HandoffRacingAMigrationTest {
 
   @Test
   void sessionMigratedWhileItsHandoffIsOnTheWay_hasOneOwner_andKeepsItsAcknowledgedValue() throws Exception {
-    cluster = new EngineCluster(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
-        "n1", "n2", "n3");
-    holdHandoffBatches(cluster.network);
-    EngineCluster.Node n1 = cluster.node("n1");
+    EngineCluster.Node n1 = startWithHandoffBatchesHeld();
     n1.create("s");
     assertThat(n1.request("s", (s, reads) -> s.setAttribute("seq", 7))).isEqualTo(FlushOutcome.REPLICATED);
 
@@ -66,10 +60,7 @@ class HandoffRacingAMigrationTest {
 
   @Test
   void sessionNoOtherMemberHoldsYet_askedForWhileItsHandoffIsOnTheWay_isUnavailable_neverANewSession() throws Exception {
-    cluster = new EngineCluster(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
-        "n1", "n2", "n3");
-    holdHandoffBatches(cluster.network);
-    EngineCluster.Node n1 = cluster.node("n1");
+    EngineCluster.Node n1 = startWithHandoffBatchesHeld();
     n1.create("s"); // its first request has not ended: n2 holds no copy yet
     cluster.clock.advance(Duration.ofMinutes(1)); // the view settled: "held nowhere" would be believed
 
@@ -82,9 +73,11 @@ class HandoffRacingAMigrationTest {
     assertThat(handedOff.get(5, TimeUnit.SECONDS)).isEqualTo(1);
   }
 
-  /** Handoff batches wait on the wire until the test lets them through; everything else crosses the codec. */
-  private void holdHandoffBatches(InMemoryNetwork network) {
-    network.setWireHook(message -> {
+  /** Three nodes whose handoff batches wait on the wire until the test lets them through; returns n1. */
+  private EngineCluster.Node startWithHandoffBatchesHeld() throws Exception {
+    cluster = new EngineCluster(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
+        "n1", "n2", "n3");
+    cluster.network.setWireHook(message -> {
       if (message instanceof Message.BulkTransfer bulk && bulk.purpose() == Message.BulkTransfer.Purpose.HANDOFF) {
         handoffOnTheWire.countDown();
         try {
@@ -93,8 +86,8 @@ class HandoffRacingAMigrationTest {
           Thread.currentThread().interrupt();
         }
       }
-      return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), cluster.config.maxFrameSize())
-          .message();
+      return cluster.throughTheCodec(message);
     });
+    return cluster.node("n1");
   }
 }

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.config.ReplicationConfig;
-import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.Message;
-import io.tandem.core.wire.MessageCodec;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +40,7 @@ class MigrationAnsweredAfterTheAskerGaveUpTest {
           Thread.currentThread().interrupt();
         }
       }
-      return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), cluster.config.maxFrameSize()).message();
+      return cluster.throughTheCodec(message);
     });
     EngineCluster.Node n1 = cluster.node("n1");
     n1.create("s");

@@ -5,9 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.spi.NodeId;
-import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.Message;
-import io.tandem.core.wire.MessageCodec;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +51,7 @@ class OneHopTakeoverTest {
           && release.reason() == Message.InvalidateReason.RELEASED) {
         throw new IllegalStateException("the release is late"); // never arrives: its sender does not wait for it
       }
-      return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message();
+      return cluster.throughTheCodec(message);
     });
     return cluster;
   }
