@@ -672,7 +672,11 @@ public final class ReplicationEngine implements AutoCloseable {
       // The ring names another member heir: these copies may be older than the owner's last 200s (see LeftoverCopies).
       LOG.log(Level.INFO, "Node {0}: owner {1} is gone; the copies held here are left from when this node was its buddy,"
           + " and are adopted only if no other member holds them as new", local.value(), deadOwner.value());
-      maintenance.execute(() -> confirmLeftovers(view));
+      try {
+        maintenance.execute(() -> confirmLeftovers(view));
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        // the engine is closing: nothing is adopted any more
+      }
       return;
     }
     List<BackupStore.BackupEntry> held = backups.heldFor(deadOwner);
