@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A node that stops hands its sessions to its buddy; while the batch is on the way, the load balancer, finding the
@@ -23,16 +24,14 @@ import org.junit.jupiter.api.Test;
  */
 class HandoffRacingAMigrationTest {
   private static final Duration AWAIT = Duration.ofSeconds(10);
+  @RegisterExtension final EngineClusters clusters = new EngineClusters();
   private EngineCluster cluster;
   private final CountDownLatch handoffOnTheWire = new CountDownLatch(1);
   private final CountDownLatch deliverHandoff = new CountDownLatch(1);
 
   @AfterEach
-  void close() {
-    deliverHandoff.countDown();
-    if (cluster != null) {
-      cluster.close();
-    }
+  void letTheBatchGo() {
+    deliverHandoff.countDown(); // before the extension closes the cluster: no channel thread left waiting
   }
 
   @Test
@@ -75,7 +74,7 @@ class HandoffRacingAMigrationTest {
 
   /** Three nodes whose handoff batches wait on the wire until the test lets them through; returns n1. */
   private EngineCluster.Node startWithHandoffBatchesHeld() throws Exception {
-    cluster = new EngineCluster(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
+    cluster = clusters.start(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
         "n1", "n2", "n3");
     cluster.network.setWireHook(message -> {
       if (message instanceof Message.BulkTransfer bulk && bulk.purpose() == Message.BulkTransfer.Purpose.HANDOFF) {

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.tandem.core.config.ReplicationConfig;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A rolling restart: n2 went away and its successor n3 became n1's buddy; n2 came back and is n1's buddy again. n1
@@ -20,18 +20,12 @@ import org.junit.jupiter.api.Test;
  */
 class LeftoverCopyOfAFormerBuddyTest {
   private static final Duration AWAIT = Duration.ofSeconds(10);
+  @RegisterExtension final EngineClusters clusters = new EngineClusters();
   private EngineCluster cluster;
-
-  @AfterEach
-  void close() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   /** n1's session has seq 1 on n3 (its buddy while n2 was away) and, when {@code written}, seq 2 on n2 and n1. */
   private EngineCluster.Node n2CameBack(boolean written) throws Exception {
-    cluster = new EngineCluster(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
+    cluster = clusters.start(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
         "n1", "n2", "n3");
     EngineCluster.Node n1 = cluster.node("n1");
     n1.create("s");
@@ -102,7 +96,7 @@ class LeftoverCopyOfAFormerBuddyTest {
    */
   @Test
   void leftoverIsNotHandedToAThirdNode_whileTheHeirIsSilent() throws Exception {
-    cluster = new EngineCluster(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
+    cluster = clusters.start(ReplicationConfig.builder().maintenanceInterval(Duration.ofHours(1)).build(),
         "n1", "n2", "n3", "n4");
     EngineCluster.Node n1 = cluster.node("n1");
     n1.create("s");

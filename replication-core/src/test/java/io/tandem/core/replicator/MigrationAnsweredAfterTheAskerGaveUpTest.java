@@ -7,8 +7,8 @@ import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.wire.Message;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A member asked the owner for a session; the owner handed it over, let go of it and had its buddy drop its copy, but
@@ -18,18 +18,12 @@ import org.junit.jupiter.api.Test;
  * migration test that failed only in a full run of the module.
  */
 class MigrationAnsweredAfterTheAskerGaveUpTest {
+  @RegisterExtension final EngineClusters clusters = new EngineClusters();
   private EngineCluster cluster;
-
-  @AfterEach
-  void close() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   @Test
   void handedOverAfterTheAskerGaveUp_isInstalledThere_andTheNextRequestFindsIt() throws Exception {
-    cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300)).build(), "n1", "n2", "n3");
+    cluster = clusters.start(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300)).build(), "n1", "n2", "n3");
     cluster.network.honourRequestTimeouts(); // the asker's transport waits on for the answer, as Grizzly does
     AtomicBoolean slow = new AtomicBoolean(false);
     cluster.network.setWireHook(message -> {
