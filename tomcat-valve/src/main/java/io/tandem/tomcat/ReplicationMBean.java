@@ -262,6 +262,16 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public long getResponsesAnsweredAtCommit() {
+    return responses.answeredAtCommit.sum();
+  }
+
+  @Override
+  public long getResponsesAborted() {
+    return responses.aborted.sum();
+  }
+
+  @Override
   public long getReplicationLatencyP50Micros() {
     return TimeUnit.NANOSECONDS.toMicros(latencies().getValueAtPercentile(50));
   }

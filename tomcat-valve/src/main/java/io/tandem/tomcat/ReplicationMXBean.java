@@ -118,8 +118,17 @@ public interface ReplicationMXBean {
   /** 500: SYNC, a value the request stored cannot be replicated. */
   long getResponses500NotReplicable();
 
-  /** One of the above found after the response was already sent (logged; the client saw the application's answer). */
+  /**
+   * One of the above found after an asynchronous response ended without passing through Tandem (its commit cannot be
+   * seen in this Tomcat, as the start log says): logged; the client saw the application's answer. Zero elsewhere.
+   */
   long getResponsesAlreadyCommitted();
+
+  /** One of the above found as the response committed (before its first byte was sent): answered 500 or 503. */
+  long getResponsesAnsweredAtCommit();
+
+  /** One of the above found after the response committed: aborted, so the client saw a failed request. */
+  long getResponsesAborted();
 
   long getReplicationLatencyP50Micros();
 

@@ -1,13 +1,11 @@
 package io.tandem.tomcat;
 
 import io.tandem.core.replicator.FlushOutcome;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * What the current request did to sessions, recorded on its thread while the application runs, so that the valve
@@ -16,18 +14,22 @@ import java.util.concurrent.CompletableFuture;
  * {@code access()} on each), the attribute names it read (for the mutation policy), the invalidations and id changes
  * it made (their acknowledgements decide the response too), and values that could not be replicated.
  *
- * <p>Implementation notes: one instance per request, owned by the request thread from {@link #begin()} to {@link
- * #end()}; work the application hands to other threads is not recorded (its changes still reach the engine through
- * the session and are flushed with the request).
+ * <p>Implementation notes: one instance per request, recorded into by the request thread from {@link #begin()} to
+ * {@link #end()}; work the application hands to other threads is not recorded (its changes still reach the engine
+ * through the session and are flushed with the request). It is read by whichever thread replicates: the request
+ * thread, or a thread that commits or completes the response (the valve's {@link CommitGuard}), possibly while the
+ * request thread still records; hence the concurrent collections.
  */
 final class RequestTracking {
   private static final ThreadLocal<RequestTracking> CURRENT = new ThreadLocal<>();
 
-  private final Set<TandemSession> sessions = Collections.newSetFromMap(new IdentityHashMap<>());
-  private final Set<String> reads = new HashSet<>();
-  private final List<CompletableFuture<FlushOutcome>> confirmations = new ArrayList<>();
-  private final List<String> notReplicable = new ArrayList<>();
-  private boolean refused;
+  // Concurrent collections: the response may commit, and so replicate, on a thread the application handed the
+  // response to while the request thread still records (see CommitGuard).
+  private final Set<TandemSession> sessions = ConcurrentHashMap.newKeySet(); // sessions do not override equals
+  private final Set<String> reads = ConcurrentHashMap.newKeySet();
+  private final List<CompletableFuture<FlushOutcome>> confirmations = new CopyOnWriteArrayList<>();
+  private final List<String> notReplicable = new CopyOnWriteArrayList<>();
+  private volatile boolean refused;
   /** The id the request carried, the session the valve found owned here for it, and that session's id then. */
   private String requestedId;
   private TandemSession owned;
@@ -37,8 +39,10 @@ final class RequestTracking {
 
   private RequestTracking() {}
 
-  static void begin() {
-    CURRENT.set(new RequestTracking());
+  static RequestTracking begin() {
+    RequestTracking tracking = new RequestTracking();
+    CURRENT.set(tracking);
+    return tracking;
   }
 
   /** Ends tracking on this thread and returns what was recorded (empty when tracking had not begun). */

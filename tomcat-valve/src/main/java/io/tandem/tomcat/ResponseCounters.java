@@ -19,6 +19,19 @@ final class ResponseCounters {
   final LongAdder endUnconfirmed = new LongAdder();
   /** 500: SYNC, a value the request stored could not be replicated. */
   final LongAdder notReplicable = new LongAdder();
-  /** The response was already sent when one of the above was found; logged, and counted here. */
+  /**
+   * One of the above was found as the response committed (its buffer filled, the application flushed, or an
+   * asynchronous request completed): nothing had been sent, so the client got the 500 or 503 (also counted above).
+   */
+  final LongAdder answeredAtCommit = new LongAdder();
+  /**
+   * One of the above was found after the response had committed: it was aborted (no final chunk, short of its
+   * declared length, connection closed), so the client saw a failed request (also counted above).
+   */
+  final LongAdder aborted = new LongAdder();
+  /**
+   * One of the above was found after an asynchronous response had ended without passing through Tandem (its commit
+   * could not be seen in this Tomcat, see the start log): the client saw the application's answer; logged too.
+   */
   final LongAdder alreadyCommitted = new LongAdder();
 }

@@ -185,6 +185,10 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     skipPattern = replicationFilter == null || replicationFilter.isBlank() ? null : java.util.regex.Pattern.compile(replicationFilter);
     registerFigures(settings);
     log.info("Tandem manager of context [" + getContext().getName() + "] started: " + settings + " " + config.describe());
+    CoyoteAccess.unavailable().ifPresent(why -> log.error("Tandem cannot see responses commit in this Tomcat (" + why
+        + "): a change that fails to replicate after its response was committed (a page larger than the response"
+        + " buffer, a flush, an asynchronous request) is only logged and counted (ResponsesAlreadyCommitted),"
+        + " and the client gets the application's answer"));
     setState(LifecycleState.STARTING);
   }
 

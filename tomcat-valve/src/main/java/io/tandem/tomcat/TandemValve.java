@@ -23,7 +23,8 @@ import org.apache.catalina.valves.ValveBase;
  * over now. In SYNC mode it answers instead of the application's response: 503 when the request's changes are not
  * confirmed on two nodes (another node took the session over, or no buddy acknowledged within the ack and settle
  * timeouts), 500 when a value the request stored cannot be replicated; in both modes 503 when an invalidation the
- * request made was not acknowledged by the buddy.
+ * request made was not acknowledged by the buddy. A response that commits before the request ends (a page larger than
+ * the response buffer, a flush, an asynchronous request) is held to the same contract by its {@link CommitGuard}.
  */
 final class TandemValve extends ValveBase {
   private final TandemManager manager;
@@ -41,22 +42,28 @@ final class TandemValve extends ValveBase {
       return;
     }
     // From the start: Tomcat calls access() on a session the first time the request obtains it, which may be here.
-    RequestTracking.begin();
+    RequestTracking tracking = RequestTracking.begin();
+    CommitGuard guard = null;
     boolean completed = false;
     try {
       if (refusedBeforeRunning(request, response)) {
         return;
       }
       reroute(request);
+      guard = CommitGuard.install(response, () -> replicate(tracking), manager.responses(), containerLog);
       getNext().invoke(request, response);
       completed = true;
     } finally {
-      RequestTracking tracked = RequestTracking.end();
+      RequestTracking.end();
       if (completed && request.isAsync()) {
-        request.getAsyncContextInternal().addListener(new FlushOnComplete(tracked));
+        // The guard replicates as the asynchronous response commits and ends; without one, only its completion shows.
+        if (guard == null) {
+          request.getAsyncContextInternal().addListener(new FlushOnComplete(tracking));
+        }
       } else {
-        Verdict verdict = replicate(tracked);
-        if (completed) {
+        Verdict verdict = replicate(tracking);
+        boolean dealtWith = guard != null && guard.requestEnded(verdict);
+        if (completed && !dealtWith) {
           answer(response, verdict);
         }
       }
@@ -129,7 +136,8 @@ final class TandemValve extends ValveBase {
 
   /**
    * "200 OK" in SYNC mode promises the request's changes are on two nodes; when they are not, the client must not
-   * be told they are. Once the response is committed it is too late to say so; the log says it instead.
+   * be told they are. A response committed before the request ended is the {@link CommitGuard}'s; one committed here
+   * all the same (its commit could not be seen in this Tomcat) is logged and counted.
    */
   private void answer(Response response, Verdict verdict) throws IOException {
     if (verdict.kind() == Verdict.Kind.OK) {
@@ -186,6 +194,10 @@ final class TandemValve extends ValveBase {
     }
   }
 
+  /**
+   * Replicates an asynchronous request's changes when it completes, where the response's commit cannot be seen in
+   * this Tomcat (no {@link CommitGuard}): the response is not held, and the log and the counters say so.
+   */
   private final class FlushOnComplete implements AsyncListener {
     private final RequestTracking tracked;
 
@@ -197,7 +209,6 @@ final class TandemValve extends ValveBase {
     public void onComplete(AsyncEvent event) {
       Verdict verdict = replicate(tracked);
       if (verdict.kind() != Verdict.Kind.OK) {
-        // An async response is complete before it can be replicated: the log and the counters say so.
         verdict.count(manager.responses());
         manager.responses().alreadyCommitted.increment();
         containerLog.warn("Tandem: an asynchronous request completed, but " + verdict.why());

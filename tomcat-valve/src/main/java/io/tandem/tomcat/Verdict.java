@@ -34,6 +34,11 @@ record Verdict(Kind kind, String why) {
     return new Verdict(Kind.NOT_REPLICABLE, why);
   }
 
+  /** The status the client is answered with in the application's place: 500 for an error, 503 for an unknown outcome. */
+  int status() {
+    return kind == Kind.NOT_REPLICABLE ? 500 : 503;
+  }
+
   Verdict worst(Verdict other) {
     return other.kind.ordinal() > kind.ordinal() ? other : this;
   }

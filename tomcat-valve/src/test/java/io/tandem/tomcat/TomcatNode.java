@@ -108,6 +108,46 @@ final class TomcatNode implements AutoCloseable {
   /** Holds {@code /slowset} requests after their write until a test opens it. */
   static volatile java.util.concurrent.CountDownLatch slowGate = new java.util.concurrent.CountDownLatch(0);
 
+  /**
+   * A page of {@code bytes} bytes ({@code length=declared} with {@code Content-Length}, else chunked) that stores
+   * {@code name}={@code value} ({@code kind=nested-unlisted}: a value Tandem cannot replicate) before its first byte
+   * ({@code set=before}) or after its last ({@code set=after}), and flushes after its first half ({@code flush=mid}),
+   * after its last byte ({@code flush=end}) or never.
+   */
+  record Page(String name, String value, boolean replicable, int bytes, boolean declared, boolean setAfter, String flush) {
+    Page(HttpServletRequest request) {
+      this(request.getParameter("name"), request.getParameter("value"),
+          !"nested-unlisted".equals(request.getParameter("kind")), Integer.parseInt(request.getParameter("bytes")),
+          "declared".equals(request.getParameter("length")), "after".equals(request.getParameter("set")),
+          String.valueOf(request.getParameter("flush")));
+    }
+
+    void write(HttpSession session, HttpServletResponse response) throws IOException {
+      Object stored = replicable ? value : new java.util.ArrayList<>(List.of(value, new Unlisted(value)));
+      response.setContentType("text/plain");
+      if (declared) {
+        response.setContentLength(bytes);
+      }
+      if (!setAfter) {
+        session.setAttribute(name, stored);
+      }
+      byte[] body = new byte[bytes];
+      java.util.Arrays.fill(body, (byte) 'x');
+      jakarta.servlet.ServletOutputStream out = response.getOutputStream();
+      out.write(body, 0, bytes / 2);
+      if (flush.equals("mid")) {
+        out.flush();
+      }
+      out.write(body, bytes / 2, bytes - bytes / 2);
+      if (flush.equals("end")) {
+        out.flush();
+      }
+      if (setAfter) {
+        session.setAttribute(name, stored);
+      }
+    }
+  }
+
   /** {@code /set?name=&value=}, {@code /get?name=}, {@code /list}, {@code /invalidate}, {@code /whoami}. */
   static final class SessionServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
@@ -201,6 +241,21 @@ final class TomcatNode implements AutoCloseable {
               async.complete();
             }
           }, "async-test-worker").start();
+        }
+        case "/page" -> new Page(request).write(request.getSession(true), response);
+        case "/asyncpage" -> {
+          HttpSession session = request.getSession(true);
+          Page page = new Page(request);
+          jakarta.servlet.AsyncContext async = request.startAsync();
+          new Thread(() -> {
+            try {
+              page.write(session, (HttpServletResponse) async.getResponse());
+            } catch (IOException e) {
+              // the connection was aborted: the client sees that
+            } finally {
+              async.complete();
+            }
+          }, "async-page-worker").start();
         }
         case "/login" -> {
           request.getSession(true);

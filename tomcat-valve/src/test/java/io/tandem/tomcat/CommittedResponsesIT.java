@@ -1,0 +1,111 @@
+package io.tandem.tomcat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The SYNC contract for responses that commit before their request ends, on real embedded Tomcats: a page larger
+ * than the response buffer (8 KiB), chunked or with a declared {@code Content-Length}, a page the application flushes,
+ * and an asynchronous request. What the request changed before the commit is replicated before the first byte leaves,
+ * so a failure is still the contract's 500 or 503; what it changed after the commit is replicated before the response
+ * ends, and a failure aborts it: never a clean 200. (Before {@link CommitGuard}, each page below that commits early was
+ * answered a whole, clean 200 and only a WARN said the value was on one node.)
+ */
+class CommittedResponsesIT extends TomcatClusterIT {
+  @ParameterizedTest
+  @ValueSource(strings = {"bytes=32768&length=chunked&flush=none", "bytes=32768&length=declared&flush=none",
+      "bytes=1024&length=chunked&flush=mid", "bytes=1024&length=declared&flush=mid"})
+  void valueSetBeforeTheCommit_thatCannotBeReplicated_isAnswered500(String page) throws Exception {
+    TomcatNode n1 = startWithASession();
+
+    HttpResponse<String> answer = cluster.send(n1, "/page?name=cart&kind=nested-unlisted&value=v2&set=before&" + page);
+
+    assertThat(answer.statusCode()).isEqualTo(500);
+    assertThat(answer.body()).startsWith("Tandem: ").doesNotContain("xxxx");
+    assertThat(n1.manager().responses().answeredAtCommit.sum()).isEqualTo(1);
+    assertThat(n1.manager().responses().notReplicable.sum()).isEqualTo(1);
+    assertThat(cluster.get(n1, "/get?name=user")).as("the connection and the session still serve").isEqualTo("ann");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"bytes=32768&length=chunked&flush=none", "bytes=32768&length=declared&flush=none",
+      "bytes=1024&length=chunked&flush=mid", "bytes=1024&length=declared&flush=mid",
+      "bytes=1024&length=declared&flush=end", "bytes=200000&length=declared&flush=end"})
+  void valueSetAfterTheCommit_thatCannotBeReplicated_abortsTheResponse(String page) throws Exception {
+    TomcatNode n1 = startWithASession();
+
+    assertThatThrownBy(() -> cluster.send(n1, "/page?name=cart&kind=nested-unlisted&value=v2&set=after&" + page))
+        .as("the client sees a failed request, not a clean 200").isInstanceOf(IOException.class);
+
+    assertThat(n1.manager().responses().aborted.sum()).isEqualTo(1);
+    assertThat(cluster.get(n1, "/get?name=user")).isEqualTo("ann");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"set=before&bytes=32768&length=chunked&flush=none", "set=after&bytes=32768&length=chunked&flush=none",
+      "set=after&bytes=32768&length=declared&flush=none", "set=after&bytes=1024&length=declared&flush=end"})
+  void replicableValue_isOnTheBuddyWhenTheWholePageArrives(String page) throws Exception {
+    TomcatNode n1 = startWithASession();
+    int bytes = Integer.parseInt(page.replaceAll(".*bytes=(\\d+).*", "$1"));
+
+    HttpResponse<String> answer = cluster.send(n1, "/page?name=cart&value=v2&" + page);
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(answer.body()).hasSize(bytes);
+    assertThat(backupHas("cart")).as("on the buddy as the response ends, not later").isTrue();
+    assertThat(n1.manager().responses().aborted.sum() + n1.manager().responses().answeredAtCommit.sum()).isZero();
+  }
+
+  /** The async servlet completes with a small body: the commit happens at completion, after the worker set it. */
+  @ParameterizedTest
+  @ValueSource(strings = {"bytes=100&length=chunked&flush=none", "bytes=100&length=declared&flush=none"})
+  void asyncRequest_valueThatCannotBeReplicated_isAnswered500_beforeTheResponseEnds(String page) throws Exception {
+    TomcatNode n1 = startWithASession();
+
+    HttpResponse<String> answer = cluster.send(n1, "/asyncpage?name=cart&kind=nested-unlisted&value=v2&set=after&" + page);
+
+    assertThat(answer.statusCode()).isEqualTo(500);
+    assertThat(n1.manager().responses().answeredAtCommit.sum()).isEqualTo(1);
+    assertThat(n1.manager().responses().alreadyCommitted.sum()).isZero();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"bytes=32768&length=chunked&flush=none", "bytes=32768&length=declared&flush=none"})
+  void asyncRequest_committedBeforeAValueThatCannotBeReplicated_isAborted(String page) throws Exception {
+    TomcatNode n1 = startWithASession();
+
+    assertThatThrownBy(() -> cluster.send(n1, "/asyncpage?name=cart&kind=nested-unlisted&value=v2&set=after&" + page))
+        .isInstanceOf(IOException.class);
+
+    assertThat(n1.manager().responses().aborted.sum()).isEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"bytes=100&length=declared&flush=none", "bytes=32768&length=chunked&flush=none"})
+  void asyncRequest_valueIsOnTheBuddyWhenTheResponseIsComplete(String page) throws Exception {
+    TomcatNode n1 = startWithASession();
+
+    HttpResponse<String> answer = cluster.send(n1, "/asyncpage?name=cart&value=v2&set=after&" + page);
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(backupHas("cart")).as("on the buddy as the response ends, not later").isTrue();
+  }
+
+  private TomcatNode startWithASession() throws Exception {
+    start(2, "MODIFIED_ATTRIBUTE", "mode=\"SYNC\"");
+    TomcatNode n1 = cluster.node(0);
+    cluster.get(n1, "/set?name=user&value=ann");
+    return n1;
+  }
+
+  /** Whether the buddy's copy holds {@code attribute} (no page of these tests stored it before). */
+  private boolean backupHas(String attribute) {
+    String base = TandemManager.stripRoute(cluster.sessionCookie());
+    return cluster.node(1).manager().engine().backupOf(base).map(b -> b.attributes().containsKey(attribute)).orElse(false);
+  }
+}
