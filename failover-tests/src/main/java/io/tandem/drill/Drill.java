@@ -26,6 +26,9 @@ enum Drill {
       + "client timeouts) and half move on; SIGCONT it, then send the movers' next write to it with the old cookie"),
   LOGOUT_STICKS("40 users on the first node log out together while 10 more write without pause; SIGKILL it the moment the last logout is answered and replay "
       + "every old cookie on every node: a session whose logout was answered 200 is never found again, in SYNC and ASYNC"),
+  BIG_PAGES("every write is answered in a page of 20-200 KiB (chunked or with Content-Length, flushed halfway or not, an "
+      + "asynchronous servlet for one in four), stored before the page's first byte or after its last: SIGSTOP the first node "
+      + "past failure detection, SIGCONT it and probe it with old cookies, then SIGKILL the second node"),
   ROGUE_MEMBER("two nodes serve every session from the first; a third starts with another sharedSecret: it must never enter "
       + "their view nor hold a copy, they must show they refused it, and its context must fail naming the secret; then SIGKILL "
       + "the first node");
@@ -76,7 +79,7 @@ enum Drill {
    */
   List<String> fullModes() {
     return switch (this) {
-      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT, ROGUE_MEMBER -> List.of("SYNC");
+      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT, ROGUE_MEMBER, BIG_PAGES -> List.of("SYNC");
       default -> List.of("SYNC", "ASYNC");
     };
   }
@@ -84,6 +87,6 @@ enum Drill {
   /** The drills of the test command: each fault kind once; {@link #values()} is the full set. */
   static List<Drill> quickSet() {
     return List.of(KILL_OWNER, TWO_FAILURES, HANG_OWNER, ROLLING_RESTART, FORM_LOGIN, PARALLEL_REQUESTS, KILL_BUDDY,
-        POISON_VALUES, WRITERS_STORM, ROGUE_MEMBER);
+        POISON_VALUES, WRITERS_STORM, ROGUE_MEMBER, BIG_PAGES);
   }
 }

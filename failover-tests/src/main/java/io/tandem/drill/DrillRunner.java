@@ -154,6 +154,8 @@ final class DrillRunner {
         yield new SessionWriters(user -> user % 2 == 0 ? patient : balancer, settings.users(), settings.minWrites(),
             settings.maxWrites(), new SessionWriters.Shape(false, true, false));
       }
+      case BIG_PAGES -> new SessionWriters(user -> balancer, settings.users(), settings.minWrites(), settings.maxWrites(),
+          new SessionWriters.Shape(false, false, false, true));
       default -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, false);
     };
   }
@@ -190,6 +192,13 @@ final class DrillRunner {
         kill(cluster, cluster.node(adopter));
       }
       case HANG_OWNER -> outageAndProbe(first, (SessionWriters) workload, "SIGSTOP", first::hang, first::resume, HANG);
+      case BIG_PAGES -> {
+        // Both faults a page can meet: an owner frozen mid-page (its users move on, then its stale copies are probed),
+        // and an owner killed mid-page once the first node's sessions have settled elsewhere.
+        outageAndProbe(first, (SessionWriters) workload, "SIGSTOP", first::hang, first::resume, HANG);
+        awaitReprotection(cluster);
+        kill(cluster, cluster.node("n2"));
+      }
       case HANG_PATIENT -> outageAndProbe(first, (SessionWriters) workload, "SIGSTOP", first::hang, first::resume, PATIENT_HANG);
       case PARTITION -> outageAndProbe(first, (SessionWriters) workload, "PARTITION", () -> network.isolate(1), () -> network.heal(1),
           HANG);

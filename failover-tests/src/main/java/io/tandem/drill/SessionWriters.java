@@ -39,8 +39,15 @@ final class SessionWriters extends UserThreads {
    * @param formLogin users log in through the FORM page first and write to a protected page
    * @param sameHome every user's first request lands on the first node (so one node owns every session)
    * @param storm no think time: each user sends its next write as soon as the last one was answered
+   * @param bigPages each write is answered in a page of 20-200 KiB ({@code bigpage.jsp}): chunked or with a declared
+   *     length, flushed halfway or not, storing the write before the page's first byte or after its last, and one
+   *     write in four through an asynchronous servlet, each chosen at random
    */
-  record Shape(boolean formLogin, boolean sameHome, boolean storm) {}
+  record Shape(boolean formLogin, boolean sameHome, boolean storm, boolean bigPages) {
+    Shape(boolean formLogin, boolean sameHome, boolean storm) {
+      this(formLogin, sameHome, storm, false);
+    }
+  }
 
   SessionWriters(LoadBalancer balancer, int users, int minWrites, int maxWrites, boolean formLogin, boolean sameHome) {
     this(user -> balancer, users, minWrites, maxWrites, new Shape(formLogin, sameHome, false));
@@ -108,7 +115,7 @@ final class SessionWriters extends UserThreads {
   private void write(int user, Browser browser, int generation, int n) {
     String key = "k" + (n % KEYS);
     String value = "u" + user + "-g" + generation + "-" + n;
-    String query = page() + "?action=set&name=" + key + "&value=" + value + "&seq=" + n;
+    String query = (shape.bigPages() ? bigPage() : page() + "?action=set") + "&name=" + key + "&value=" + value + "&seq=" + n;
     long start = System.currentTimeMillis();
     Pin pin = pins.remove(user);
     String sentWith = pin == null ? browser.sessionId() : pin.sessionId();
@@ -131,6 +138,16 @@ final class SessionWriters extends UserThreads {
     if (app.kind() == AppResponse.Kind.LOGIN_PAGE) {
       login(browser, page(), user); // logged out by the failover: the checker counts it; log in again to go on
     }
+  }
+
+  /** A big page's address and shape, chosen at random (see {@link Shape#bigPages()}). */
+  private static String bigPage() {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    return (random.nextInt(4) == 0 ? "/app/asyncpage" : "/app/bigpage.jsp")
+        + "?bytes=" + random.nextInt(20 * 1024, 200 * 1024 + 1)
+        + "&length=" + (random.nextBoolean() ? "declared" : "chunked")
+        + "&flush=" + (random.nextInt(3) == 0 ? "mid" : "none")
+        + "&set=" + (random.nextBoolean() ? "after" : "before");
   }
 
   /** Invalidates the session, retrying an unknown outcome: "ok" means the session is gone whatever came before. */

@@ -34,7 +34,7 @@ final class TomcatProcess implements AutoCloseable {
   static final int LOGIN_USERS = 64;
   static final String PASSWORD = "drill-password";
   private static final List<String> WEBAPP_FILES =
-      List.of("session.jsp", "poison.jsp", "status.jsp", "login.html", "login-error.html", "WEB-INF/web.xml");
+      List.of("session.jsp", "bigpage.jsp", "poison.jsp", "status.jsp", "login.html", "login-error.html", "WEB-INF/web.xml");
   /** The poison drill's value classes, in the application's {@code WEB-INF/classes} (the session's class loader). */
   private static final List<Class<?>> WEBAPP_CLASSES = List.of(io.tandem.drill.values.DrillValues.class,
       io.tandem.drill.values.Note.class, io.tandem.drill.values.Secret.class, io.tandem.drill.values.Holder.class,

@@ -26,7 +26,8 @@ class QuickDrillsIT {
       "ROLLING_RESTART, SESSION",
       "FORM_LOGIN, MODIFIED_SESSION",
       "PARALLEL_REQUESTS, MODIFIED_ATTRIBUTE",
-      "WRITERS_STORM, SESSION"
+      "WRITERS_STORM, SESSION",
+      "BIG_PAGES, MODIFIED_ATTRIBUTE"
   })
   void syncDrill_losesNothingAndBreaksNoInvariant(Drill drill, String scope) throws Exception {
     DrillReport report = DrillRun.run(drill, DrillRun.settings(scope, "SYNC", "sticky", 6, 20));
