@@ -3,7 +3,8 @@
   The big-pages drill's write: session.jsp's "set", answered in a page of "bytes" bytes (20-200 KiB: larger than
   Tomcat's 8 KiB response buffer, so the response commits while the page is written). "length=declared" sends a
   Content-Length, otherwise the page is chunked; "flush=mid" flushes halfway; "set=after" stores the write after the
-  last byte of the page was written (after the commit), otherwise before the first. Mapped as /asyncpage too (web.xml),
+  last byte of the page was written (after the commit), otherwise before the first. "kind" stores a value of that kind
+  (DrillValues.make: "secret-list" is one Tandem cannot replicate) instead of the plain string. Mapped as /asyncpage too (web.xml),
   where a thread of the container's writes it after startAsync and completes the request. The answer's first
   line is session.jsp's, so the drill parses both alike; the padding after it is one token.
 --%>
@@ -12,6 +13,8 @@
   final String served = "node=" + application.getInitParameter("drill.node") + " user=" + request.getRemoteUser();
   final String name = request.getParameter("name");
   final String value = request.getParameter("value");
+  final Object stored = request.getParameter("kind") == null ? value
+      : io.tandem.drill.values.DrillValues.make(request.getParameter("kind"), value);
   final String seq = request.getParameter("seq");
   final int bytes = Integer.parseInt(request.getParameter("bytes"));
   final boolean declared = "declared".equals(request.getParameter("length"));
@@ -19,7 +22,7 @@
   final boolean after = "after".equals(request.getParameter("set"));
   class Page {
     void store(long before) {
-      s.setAttribute(name, value);
+      s.setAttribute(name, stored);
       if (seq != null) {
         s.setAttribute("seq", Math.max(before, Long.parseLong(seq)));
       }
