@@ -63,6 +63,10 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   private volatile LoginCodec loginCodec;
   private final ResponseCounters responses = new ResponseCounters();
   private volatile GrizzlyTransport transport;
+  /** The engine reaches it through {@link AuthenticatedMembership}; kept here for {@link #haltWithoutHandoff} only. */
+  private volatile HazelcastMembership membership;
+  /** Set by {@link #haltWithoutHandoff}: the stop that follows hands nothing over, as a killed node could not. */
+  private volatile boolean halted;
   private volatile ClusterSettings cluster;
   private volatile String replicationFilter;
   private volatile java.util.regex.Pattern skipPattern;
@@ -162,8 +166,9 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
     this.loginCodec = new LoginCodec(config.allowedClasses(), config.codecLimits());
     NodeId node = new NodeId(settings.nodeId());
+    this.halted = false;
     this.transport = new GrizzlyTransport(settings.transportConfig(node, config.ackTimeout(), config.maxFrameSize(), tls));
-    HazelcastMembership membership = new HazelcastMembership(new HazelcastMembershipConfig(settings.clusterName(), node,
+    this.membership = new HazelcastMembership(new HazelcastMembershipConfig(settings.clusterName(), node,
         settings.bindAddress() + ":" + settings.transportPort(), settings.bindAddress(), settings.membershipPort(),
         settings.discovery(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
     // Hazelcast's open-source membership authenticates nobody: only members that proved the shared secret to the
@@ -217,11 +222,34 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     }
     ReplicationEngine running = engine;
     if (running != null) {
-      // A rolling restart loses nothing: the buddy owns every session before this node leaves.
-      running.handOff(Duration.ofSeconds(30));
+      if (!halted) {
+        // A rolling restart loses nothing: the buddy owns every session before this node leaves.
+        running.handOff(Duration.ofSeconds(30));
+      }
       running.close();
     }
     super.stopInternal();
+  }
+
+  /**
+   * What {@code kill -9} of this node looks like to the rest of the cluster, for the failover tests: the Hazelcast
+   * member terminates without a leave message (the others drop it by failure detection, as after a crash), the
+   * engine stops without the graceful handoff, and its transport drops the frames it has queued and closes its
+   * sockets with no goodbye. A session then survives only through what was replicated before, which is what a
+   * failover test must prove; after a graceful stop it would survive anyway, re-sent whole by the handoff. Tomcat's
+   * stop, which the caller runs next so that the node stops answering, hands nothing over. Neither Tandem nor Tomcat
+   * calls this: a real stop is {@link #stopInternal}.
+   */
+  void haltWithoutHandoff() {
+    halted = true;
+    HazelcastMembership member = membership;
+    if (member != null) {
+      member.crash();
+    }
+    ReplicationEngine running = engine;
+    if (running != null) {
+      running.close();
+    }
   }
 
   @Override

@@ -24,7 +24,7 @@ class FormLoginFailoverIT extends TomcatClusterIT {
     TomcatNode n2 = cluster.node(1);
     assertThat(cluster.get(n1, "/secure/page")).isEqualTo("login-form");
 
-    cluster.stop(n1);
+    cluster.crash(n1);
     await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
 
     HttpResponse<String> login = cluster.client.send(HttpRequest.newBuilder(URI.create(n2.url("/j_security_check")))

@@ -1,7 +1,9 @@
 package io.tandem.tomcat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -38,7 +40,8 @@ class KubernetesDiscoveryTomcatIT extends TomcatClusterIT {
     assertThat(n2.manager().engine().members().stream().map(m -> m.value()))
         .containsExactlyInAnyOrder("n1", "n2");
     assertThat(cluster.get(n1, "/set?name=cart&value=book")).startsWith("ok ");
-    cluster.stop(n1);
+    cluster.crash(n1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
 
     assertThat(cluster.get(n2, "/get?name=cart")).isEqualTo("book");
   }

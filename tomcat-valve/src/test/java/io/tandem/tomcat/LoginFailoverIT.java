@@ -31,7 +31,7 @@ class LoginFailoverIT extends TomcatClusterIT {
     assertThat(cluster.get(n1, "/whoami")).isEqualTo("alice");
     assertThat(cluster.get(n1, "/maxinactive?seconds=4321")).isEqualTo("4321");
 
-    cluster.stop(n1);
+    cluster.crash(n1);
     await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
 
     assertThat(cluster.get(n2, "/whoami")).isEqualTo("alice");

@@ -29,7 +29,7 @@ class TlsClusterIT extends TomcatClusterIT {
     TomcatNode n2 = cluster.node(1);
     cluster.get(n1, "/set?name=user&value=hana");
 
-    cluster.stop(n1);
+    cluster.crash(n1);
     await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
     assertThat(cluster.get(n2, "/get?name=user")).isEqualTo("hana");
   }

@@ -95,9 +95,25 @@ final class TomcatCluster implements AutoCloseable {
         .map(HttpCookie::getValue).findFirst().orElse(null);
   }
 
+  /**
+   * Stops {@code node} gracefully: Tomcat stops its manager, which first hands every live session over to its buddy
+   * in full. A failover test must {@link #crash} instead, or it passes even when nothing was ever replicated.
+   */
   void stop(TomcatNode node) throws org.apache.catalina.LifecycleException {
     node.close();
     nodes.remove(node);
+  }
+
+  /**
+   * Kills {@code node} as far as the others can tell (see {@link TomcatNode#crash}): its sessions survive only through
+   * what it replicated before. The others notice by Hazelcast's failure detection, within a few seconds.
+   */
+  void crash(TomcatNode node) throws org.apache.catalina.LifecycleException {
+    io.tandem.core.replicator.ReplicationEngine engine = node.manager().engine();
+    node.crash();
+    nodes.remove(node);
+    // A crash that still handed sessions over would hide a replication that lost them.
+    assertThat(engine.stats().sessionsHandedOff()).as("sessions %s handed over while crashing", node.route).isZero();
   }
 
   @Override

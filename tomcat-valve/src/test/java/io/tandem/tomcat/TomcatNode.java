@@ -81,6 +81,15 @@ final class TomcatNode implements AutoCloseable {
     return "http://localhost:" + httpPort + pathAndQuery;
   }
 
+  /**
+   * Dies as {@code kill -9} would, as far as the other nodes can tell: Tandem halts with no handoff and no goodbye
+   * ({@link TandemManager#haltWithoutHandoff}), then Tomcat stops so that the node no longer answers.
+   */
+  void crash() throws org.apache.catalina.LifecycleException {
+    manager().haltWithoutHandoff();
+    close();
+  }
+
   @Override
   public void close() throws org.apache.catalina.LifecycleException {
     if (tomcat.getServer().getState().isAvailable()) {

@@ -12,13 +12,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Two embedded Tomcats configured through a real {@code context.xml}, real Grizzly and Hazelcast on loopback. One
- * client (one cookie jar, like a browser behind a load balancer) talks to either node.
+ * client (one cookie jar, like a browser behind a load balancer) talks to either node. Failover is proved by
+ * crashing the owner ({@link TomcatCluster#crash}): a graceful stop hands every live session over whole, and would
+ * hide a write that was never replicated. Only {@code ownerStopsGracefully_...} stops it, to test that handoff.
  */
 class TwoNodeFailoverIT extends TomcatClusterIT {
 
   @ParameterizedTest
   @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
-  void ownerStops_theOtherNodeServesEveryAcknowledgedAttribute_andTheCookieFollows(String scope) throws Exception {
+  void ownerCrashes_theOtherNodeServesEveryAcknowledgedAttribute_andTheCookieFollows(String scope) throws Exception {
     start(2, scope);
     TomcatNode n1 = cluster.node(0);
     TomcatNode n2 = cluster.node(1);
@@ -29,12 +31,31 @@ class TwoNodeFailoverIT extends TomcatClusterIT {
     assertThat(cluster.get(n1, "/append?value=pen")).isEqualTo("ok 2");
     assertThat(cluster.sessionCookie()).endsWith(".n1");
 
-    cluster.stop(n1);
+    cluster.crash(n1);
     await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
 
     assertThat(cluster.get(n2, "/list")).isEqualTo("{list=[book, pen], step=2, user=alice}");
     assertThat(cluster.sessionCookie()).endsWith(".n2");
     assertThat(cluster.get(n2, "/get?name=user")).isEqualTo("alice");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"})
+  void ownerStopsGracefully_handsTheSessionOverWhole_andTheOtherNodeServesIt(String scope) throws Exception {
+    start(2, scope);
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n2 = cluster.node(1);
+    assertThat(cluster.get(n1, "/set?name=user&value=alice")).startsWith("ok ");
+    assertThat(cluster.get(n1, "/append?value=book")).isEqualTo("ok 1");
+    io.tandem.core.replicator.ReplicationEngine leaving = n1.manager().engine();
+
+    cluster.stop(n1);
+
+    // The handoff, not the backup, carried it: the leaving node's stop waited for the buddy to take it.
+    assertThat(leaving.stats().sessionsHandedOff()).isEqualTo(1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
+    assertThat(cluster.get(n2, "/list")).isEqualTo("{list=[book], user=alice}");
+    assertThat(cluster.sessionCookie()).endsWith(".n2");
   }
 
   @ParameterizedTest
@@ -64,7 +85,7 @@ class TwoNodeFailoverIT extends TomcatClusterIT {
     String cookie = cluster.sessionCookie();
     cluster.get(n1, "/invalidate");
 
-    cluster.stop(n1);
+    cluster.crash(n1);
     // Until n1 has left the view, a member that may hold the session does not answer: the request would be retried.
     await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
     cluster.cookies.getCookieStore().removeAll();
@@ -94,7 +115,7 @@ class TwoNodeFailoverIT extends TomcatClusterIT {
     });
     await().atMost(Duration.ofSeconds(10)).until(() -> n2.manager().engine().backupOf(base).isEmpty());
 
-    cluster.stop(n1);
+    cluster.crash(n1);
     // Until n1 has left the view, a member that may hold the session does not answer: the request would be retried.
     await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
     cluster.cookies.getCookieStore().removeAll();
@@ -113,7 +134,7 @@ class TwoNodeFailoverIT extends TomcatClusterIT {
     String base = TandemManager.stripRoute(cluster.sessionCookie());
     assertThat(cluster.get(n1, "/events")).isEqualTo("[created " + base + ".n1]");
 
-    cluster.stop(n1);
+    cluster.crash(n1);
     await().atMost(Duration.ofSeconds(30)).until(() -> n2.manager().engine().buddy().isEmpty());
     cluster.get(n2, "/get?name=probe");
 

@@ -193,9 +193,10 @@ public final class HazelcastMembership implements Membership {
 
   /**
    * Stops abruptly, the way a crash would: the Hazelcast member terminates without telling the others, and
-   * undelivered views are dropped. For tests of failure detection.
+   * undelivered views are dropped. For tests of failure detection (here and, through {@code
+   * TandemManager.haltWithoutHandoff}, in the Tomcat failover tests); Tandem itself never calls it.
    */
-  void crash() {
+  public void crash() {
     HazelcastInstance toKill;
     synchronized (lock) {
       state = State.CLOSED;
