@@ -22,6 +22,7 @@ final class ReplicationCounters {
   final LongAdder asyncOverflows = new LongAdder();
   final LongAdder unsetMutationsDetected = new LongAdder();
   final LongAdder attributesNotReplicable = new LongAdder();
+  final LongAdder sessionsTooLarge = new LongAdder();
   final LongAdder stateTransferSessions = new LongAdder();
   final LongAdder stateTransferBytes = new LongAdder();
   final LongAdder sessionsAdopted = new LongAdder();

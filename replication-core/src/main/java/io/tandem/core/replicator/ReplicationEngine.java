@@ -211,6 +211,15 @@ public final class ReplicationEngine implements AutoCloseable {
               }
 
               @Override
+              public void skippedTooLarge(OwnedSession session, long wireBytes) {
+                // Counted in sessionsTooLarge when its copy was built. Not re-sent every tick: it stays without a
+                // backup (sessionsWithoutBackup) until a request changes it.
+                log.warn("transfer-too-large:" + session.id(), "Session [" + session.id() + "] is not re-protected: its"
+                    + " copy is " + wireBytes + " bytes without any attribute (its principal and notes), over"
+                    + " maxSessionSize of " + config.maxSessionSize() + " bytes");
+              }
+
+              @Override
               public void failed(List<OwnedSession> sessions, NodeId to, Throwable cause) {
                 counters.sendFailures.increment();
                 log.warn("transfer:" + to, "State transfer of " + sessions.size() + " sessions to " + to + " failed: " + cause);
@@ -911,7 +920,8 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.pausesDetected.sum(),
         counters.unconfirmedWrites.sum(),
         counters.slowAcks.sum(),
-        counters.misjudgedViews.sum());
+        counters.misjudgedViews.sum(),
+        counters.sessionsTooLarge.sum());
   }
 
   /**

@@ -25,6 +25,8 @@ import java.util.Optional;
  *     traffic over an open connection: the node went into quarantine rather than adopt that member's sessions
  * @param attributesNotReplicable attribute values that could not be serialized (class not allowed, not
  *     serializable, too large); in SYNC each one a 500 for the request that set it
+ * @param sessionsTooLarge copies (a flush's, or a re-protection's) that would have been larger than {@code
+ *     maxSessionSize} and left attributes out; in SYNC a 500 for the request that set one of them
  */
 public record ReplicationStats(
     int ownedSessions,
@@ -59,4 +61,5 @@ public record ReplicationStats(
     long pausesDetected,
     long unconfirmedWrites,
     long slowAcks,
-    long misjudgedViews) {}
+    long misjudgedViews,
+    long sessionsTooLarge) {}
