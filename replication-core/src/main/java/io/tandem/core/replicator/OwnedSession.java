@@ -444,6 +444,11 @@ public final class OwnedSession {
     if (lastSent == null || fenced || gone) {
       return null;
     }
+    if (protectedVersion >= lastSent.version()) {
+      // The buddy acknowledged a copy at this version or later since (a state-transfer batch after a refusal): it
+      // carries every change that update did. Waiting on that update's own refusal would fail every later request.
+      return null;
+    }
     CompletableFuture<Message> reply = lastSent.reply();
     boolean acked = reply.isDone() && !reply.isCompletedExceptionally() && reply.getNow(null) instanceof Message.Ack;
     return acked ? null : lastSent;

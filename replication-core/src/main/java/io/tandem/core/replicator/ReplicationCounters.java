@@ -17,6 +17,8 @@ final class ReplicationCounters {
   final LongAdder misjudgedViews = new LongAdder();
   final LongAdder sendFailures = new LongAdder();
   final LongAdder refusedByBuddy = new LongAdder();
+  /** Of {@code refusedByBuddy}: refusals because the buddy's backup store was at {@code maxBackupBytes}. */
+  final LongAdder backupRefusalsFull = new LongAdder();
   final LongAdder sessionsFenced = new LongAdder();
   final LongAdder pausesDetected = new LongAdder();
   final LongAdder asyncOverflows = new LongAdder();
