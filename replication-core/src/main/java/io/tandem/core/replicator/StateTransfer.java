@@ -41,13 +41,17 @@ final class StateTransfer {
   private final BiFunction<NodeId, Message, CompletableFuture<Message>> send;
   private final FlushRules rules;
   private final Callbacks callbacks;
+  @GuardedBy("this")
   private final Set<OwnedSession> queue = new LinkedHashSet<>();
+  @GuardedBy("this")
   private boolean inFlight;
+  @GuardedBy("this")
   private boolean pumpScheduled;
   /**
    * A session whose copy was built for a batch it did not fit in: the first of the next batch. Its copy is kept rather
    * than built again, since building it said it is sent ({@link OwnedSession#needsFull()} is false from then on).
    */
+  @GuardedBy("this")
   private Carried carried;
 
   private record Carried(OwnedSession session, SessionSnapshot snapshot, long payloadBytes, long wireBytes) {}
