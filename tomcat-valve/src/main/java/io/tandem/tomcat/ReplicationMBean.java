@@ -81,6 +81,21 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public long getMaxBackupBytes() {
+    return stats().maxBackupBytes();
+  }
+
+  @Override
+  public long getBackupStoreRefusals() {
+    return stats().backupStoreRefusals();
+  }
+
+  @Override
+  public long getBackupRefusalsFull() {
+    return stats().backupRefusalsFull();
+  }
+
+  @Override
   public int getSessionsWithoutBackup() {
     return engine.sessionsWithoutBackup();
   }
@@ -214,6 +229,11 @@ final class ReplicationMBean implements ReplicationMXBean {
   @Override
   public long getAttributesNotReplicable() {
     return stats().attributesNotReplicable();
+  }
+
+  @Override
+  public long getSessionsTooLarge() {
+    return stats().sessionsTooLarge();
   }
 
   @Override

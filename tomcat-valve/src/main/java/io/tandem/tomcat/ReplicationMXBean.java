@@ -22,6 +22,18 @@ public interface ReplicationMXBean {
 
   long getBackupBytes();
 
+  /** The bound on {@code BackupBytes} ({@code maxBackupBytes}): past it this node refuses new copies as a buddy. */
+  long getMaxBackupBytes();
+
+  /** Copies and updates this node refused as a buddy because {@code BackupBytes} was at {@code MaxBackupBytes}. */
+  long getBackupStoreRefusals();
+
+  /**
+   * Updates and copies of this node's sessions that its buddy refused because its backup store was full: each a 503
+   * in SYNC, the session sent in full again later. Alert on any: raise the buddy's {@code maxBackupBytes} or heap.
+   */
+  long getBackupRefusalsFull();
+
   /** Owned sessions of which the current buddy holds no copy right now; should be 0. */
   int getSessionsWithoutBackup();
 
@@ -93,6 +105,12 @@ public interface ReplicationMXBean {
 
   /** Attribute values (and principals) that could not be serialized; in SYNC each one answered 500. Alert on any. */
   long getAttributesNotReplicable();
+
+  /**
+   * Session copies that would have been larger than {@code maxSessionSize}: attributes were left out (in SYNC a 500 for
+   * the request that set one). Alert on any.
+   */
+  long getSessionsTooLarge();
 
   /** ASYNC: updates that found the queue full (the session is re-sent in full later). */
   long getAsyncOverflows();

@@ -15,6 +15,7 @@ import io.tandem.core.replicator.OwnedSession;
 import io.tandem.core.replicator.ReplicationEngine;
 import io.tandem.core.replicator.ReplicationListener;
 import io.tandem.core.replicator.ReplicationStats;
+import io.tandem.core.replicator.SessionTooLarge;
 import io.tandem.core.session.Blob;
 import io.tandem.core.session.EncodedValue;
 import io.tandem.core.session.SessionSnapshot;
@@ -579,6 +580,12 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   @Override
   public void attributeNotReplicable(String sessionId, String attribute, CodecException cause) {
     RequestTracking.notReplicable("session attribute [" + attribute + "] cannot be replicated: " + cause.getMessage());
+  }
+
+  /** Said in the 500 of the request whose flush left an attribute it set out of the copy (see {@code Verdict}). */
+  @Override
+  public void sessionTooLarge(SessionTooLarge finding) {
+    RequestTracking.notReplicable(finding.describe());
   }
 
   @Override

@@ -177,6 +177,7 @@ final class TomcatNode implements AutoCloseable {
           Object object = switch (request.getParameter("kind")) {
             case "unlisted" -> new Unlisted(value);
             case "nested-unlisted" -> new java.util.ArrayList<>(List.of(value, new Unlisted(value)));
+            case "chars" -> "x".repeat(Integer.parseInt(value)); // a value of that many characters
             default -> value;
           };
           try {

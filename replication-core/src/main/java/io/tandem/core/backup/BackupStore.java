@@ -28,6 +28,16 @@ import java.util.function.Predicate;
  * snapshots this store hands out ({@link #entry}, {@link #take}, {@link #heldFor}) are immutable and never change
  * afterwards; one is made (one copy of the attributes) when first asked for after a change.
  *
+ * <p>The store holds at most {@code maxBytes} ({@code maxBackupBytes}), counted as {@link
+ * SessionSnapshot#serializedSize()}. Past it, it refuses with {@link Nack.Reason#BACKUP_STORE_FULL} a full copy of a
+ * session it does not hold, and any full copy or delta that would grow a copy it holds; whatever does not grow the
+ * store (a copy that stays the same size or shrinks, a touch, an invalidation, an id change) is always applied, so
+ * sessions can end and shrink and room comes back. A copy it holds is never dropped or replaced to make room: it was
+ * acknowledged, and its owner counts on it until told otherwise; a refused update leaves it as it was (older than
+ * the owner's, but never newer than the owner's last confirmed write, since the refused write is not confirmed) and
+ * the refusal tells the owner, which answers 503 and sends the whole session again later. Refusing growth rather than
+ * only new sessions keeps the bound a bound: a few growing sessions could otherwise take the heap past it.
+ *
  * <p>Implementation notes: every method is {@code synchronized} on the store, and every field and every {@link
  * HeldBackup} is guarded by that lock. Updates arrive one at a time per owner (the transport contract) and are
  * cheap map operations on bytes already decoded, so one lock costs little and keeps {@code bytesHeld} exact.
@@ -35,6 +45,7 @@ import java.util.function.Predicate;
 public final class BackupStore {
   private final InstantSource clock;
   private final Duration tombstoneTtl;
+  private final long maxBytes;
   @GuardedBy("this")
   private final Map<String, HeldBackup> entries = new HashMap<>();
   @GuardedBy("this")
@@ -55,19 +66,35 @@ public final class BackupStore {
   private long stale;
   @GuardedBy("this")
   private long refusedInvalidated;
+  @GuardedBy("this")
+  private long refusedFull;
 
+  /** A store without a bound on the bytes it holds. */
   public BackupStore(InstantSource clock, Duration tombstoneTtl) {
+    this(clock, tombstoneTtl, Long.MAX_VALUE);
+  }
+
+  /** @param maxBytes most bytes of copies held ({@code maxBackupBytes}); see the class comment */
+  public BackupStore(InstantSource clock, Duration tombstoneTtl, long maxBytes) {
     this.clock = clock;
     this.tombstoneTtl = tombstoneTtl;
+    this.maxBytes = maxBytes;
   }
 
   /** A backup: whose it is and its bytes at one version. */
   public record BackupEntry(NodeId owner, SessionSnapshot snapshot) {}
 
-  /** Counters and gauges of the store. */
+  /**
+   * Counters and gauges of the store.
+   *
+   * @param maxBytes the bound on {@code bytesHeld}
+   * @param refusedFull copies and updates refused because they would have taken {@code bytesHeld} past {@code maxBytes}
+   */
   public record BackupStats(
       int sessions,
       long bytesHeld,
+      long maxBytes,
+      long refusedFull,
       int tombstones,
       long appliedFull,
       long appliedDelta,
@@ -93,6 +120,10 @@ public final class BackupStore {
       if (h.epoch() == s.epoch() && h.version() >= s.version()) {
         return new Ack(h.epoch(), h.version());
       }
+    }
+    Optional<Nack> full = refuseGrowth(s.id(), h, s.serializedSize() - (h == null ? 0 : h.size()));
+    if (full.isPresent()) {
+      return full.get();
     }
     put(new HeldBackup(owner, s));
     appliedFull++;
@@ -123,6 +154,10 @@ public final class BackupStore {
       gaps++;
       return new Nack(Nack.Reason.GAP, h.epoch(), h.version(),
           "backup is at version " + h.version() + ", delta starts at " + d.baseVersion());
+    }
+    Optional<Nack> full = refuseGrowth(d.sessionId(), h, h.sizeAfter(d.metadata(), d.set(), d.removed()) - h.size());
+    if (full.isPresent()) {
+      return full.get();
     }
     h.owner(owner); // as a full session would: the sender owns it now
     long before = h.size();
@@ -295,6 +330,10 @@ public final class BackupStore {
     return bytesHeld;
   }
 
+  public long maxBytes() {
+    return maxBytes;
+  }
+
   public synchronized int size() {
     return entries.size();
   }
@@ -325,8 +364,8 @@ public final class BackupStore {
   }
 
   public synchronized BackupStats stats() {
-    return new BackupStats(entries.size(), bytesHeld, tombstones.size(), appliedFull, appliedDelta, touchesApplied,
-        touchesUnknown, gaps, stale, refusedInvalidated);
+    return new BackupStats(entries.size(), bytesHeld, maxBytes, refusedFull, tombstones.size(), appliedFull,
+        appliedDelta, touchesApplied, touchesUnknown, gaps, stale, refusedInvalidated);
   }
 
   private Optional<Nack> refuseTombstoned(String id, long epoch) {
@@ -340,6 +379,20 @@ public final class BackupStore {
     }
     refusedInvalidated++;
     return Optional.of(new Nack(Nack.Reason.INVALIDATED, tombstone.epoch(), 0, "session " + id + " was invalidated"));
+  }
+
+  /**
+   * A refusal when adding {@code growth} bytes would take the store past its bound; empty when the update may be
+   * applied. {@code held} is the copy of {@code id} held now, kept as it is either way.
+   */
+  private Optional<Nack> refuseGrowth(String id, HeldBackup held, long growth) {
+    if (growth <= 0 || bytesHeld + growth <= maxBytes) {
+      return Optional.empty();
+    }
+    refusedFull++;
+    return Optional.of(new Nack(Nack.Reason.BACKUP_STORE_FULL, held == null ? 0 : held.epoch(),
+        held == null ? 0 : held.version(), "backup store holds " + bytesHeld + " bytes of maxBackupBytes " + maxBytes
+            + "; " + (held == null ? "a copy of session " + id : "this update of session " + id) + " would add " + growth));
   }
 
   private Nack stale(HeldBackup held, String id) {

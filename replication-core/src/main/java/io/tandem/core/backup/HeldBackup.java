@@ -76,6 +76,28 @@ final class HeldBackup {
     return size;
   }
 
+  /** What {@link #size()} would be after {@link #applyDelta} of these, without applying it. */
+  long sizeAfter(SessionMetadata newMetadata, Map<String, Blob> set, Set<String> removed) {
+    long after = size;
+    for (String name : removed) {
+      Blob previous = attributes.get(name);
+      if (previous != null) {
+        after -= SessionSnapshot.entrySize(name, previous);
+      }
+    }
+    for (Map.Entry<String, Blob> e : set.entrySet()) {
+      Blob previous = removed.contains(e.getKey()) ? null : attributes.get(e.getKey());
+      if (previous != null) {
+        after -= SessionSnapshot.entrySize(e.getKey(), previous);
+      }
+      after += SessionSnapshot.entrySize(e.getKey(), e.getValue());
+    }
+    if (newMetadata != null) {
+      after += newMetadata.serializedSize() - metadata.serializedSize();
+    }
+    return after;
+  }
+
   /** Removes {@code removed}, then sets {@code set}, and moves to {@code newVersion}. */
   void applyDelta(long newVersion, SessionMetadata newMetadata, Map<String, Blob> set, Set<String> removed) {
     if (!ownMap) {

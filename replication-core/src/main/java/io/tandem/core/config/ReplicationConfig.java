@@ -26,6 +26,13 @@ import java.util.Objects;
  *     deserialized besides the built-in safe JDK types; the built-in gadget deny-list always wins
  * @param codecLimits size, depth and collection bounds of the codec
  * @param maxFrameSize largest frame accepted from the wire, in bytes
+ * @param maxSessionSize largest a session's full copy may be, in bytes as the wire carries it: a flush that would make
+ *     it larger leaves out the attributes it set (they are sent as removed; SYNC answers 500), so that every copy can
+ *     always be sent again in one frame after a buddy change. At most {@code maxFrameSize} minus {@link
+ *     #FRAME_ENVELOPE_BYTES}; by default {@code maxFrameSize} minus a thirty-second of it (31MiB of 32MiB)
+ * @param maxBackupBytes most bytes this node holds as backups of other owners' sessions: past it, as a buddy, it
+ *     refuses a copy it does not hold yet and any update that would grow one it holds ({@code BACKUP_STORE_FULL});
+ *     by default a quarter of the JVM's maximum heap
  * @param mutationPolicy whether reading a mutable attribute counts as a change
  * @param immutableClasses extra classes whose instances the application promises never to mutate in place
  * @param verifyMutations hash clean attributes at each flush and report in-place mutations (costly; for testing)
@@ -50,6 +57,8 @@ public record ReplicationConfig(
     List<String> allowedClasses,
     CodecLimits codecLimits,
     int maxFrameSize,
+    int maxSessionSize,
+    long maxBackupBytes,
     MutationPolicy mutationPolicy,
     List<String> immutableClasses,
     boolean verifyMutations,
@@ -61,6 +70,14 @@ public record ReplicationConfig(
     Duration orphanGrace,
     Duration maintenanceInterval,
     Duration pauseThreshold) {
+
+  /**
+   * Room {@code maxSessionSize} leaves in a frame for what is not the session: the frame's length and header (15
+   * bytes) and a bulk transfer's purpose and count (5 bytes), with a margin.
+   */
+  public static final int FRAME_ENVELOPE_BYTES = 1024;
+  /** Smallest {@code maxBackupBytes}: a buddy must be able to hold at least a few small sessions. */
+  public static final long MIN_BACKUP_BYTES = 64 * 1024;
 
   public ReplicationConfig {
     List<String> violations = new ArrayList<>();
@@ -85,6 +102,19 @@ public record ReplicationConfig(
     }
     if (maxFrameSize < 64 * 1024) {
       violations.add("maxFrameSize: " + maxFrameSize + " must be at least 64KiB");
+    }
+    if (maxSessionSize < 1 || maxSessionSize > maxFrameSize - FRAME_ENVELOPE_BYTES) {
+      violations.add(
+          "maxSessionSize: "
+              + maxSessionSize
+              + " must be positive and at most maxFrameSize ("
+              + maxFrameSize
+              + ") minus "
+              + FRAME_ENVELOPE_BYTES
+              + " bytes for the frame's envelope, so that a session's full copy always fits in one frame");
+    }
+    if (maxBackupBytes < MIN_BACKUP_BYTES) {
+      violations.add("maxBackupBytes: " + maxBackupBytes + " must be at least 64KiB (" + MIN_BACKUP_BYTES + ")");
     }
     if (codecLimits.maxValueBytes() > maxFrameSize / 2) {
       violations.add(
@@ -145,6 +175,8 @@ public record ReplicationConfig(
     out.put("allowedClasses", String.join(",", allowedClasses));
     out.put("maxValueSize", Integer.toString(codecLimits.maxValueBytes()));
     out.put("maxFrameSize", Integer.toString(maxFrameSize));
+    out.put("maxSessionSize", Integer.toString(maxSessionSize));
+    out.put("maxBackupBytes", Long.toString(maxBackupBytes));
     out.put("mutationPolicy", mutationPolicy.name());
     out.put("immutableClasses", String.join(",", immutableClasses));
     out.put("verifyMutations", Boolean.toString(verifyMutations));
@@ -174,6 +206,8 @@ public record ReplicationConfig(
         .allowedClasses(allowedClasses)
         .codecLimits(codecLimits)
         .maxFrameSize(maxFrameSize)
+        .maxSessionSizeOrDefault(maxSessionSize == defaultMaxSessionSize(maxFrameSize) ? null : maxSessionSize)
+        .maxBackupBytes(maxBackupBytes)
         .mutationPolicy(mutationPolicy)
         .immutableClasses(immutableClasses)
         .verifyMutations(verifyMutations)
@@ -187,6 +221,23 @@ public record ReplicationConfig(
         .pauseThreshold(pauseThreshold);
   }
 
+  /**
+   * {@code maxSessionSize} when it is not set: {@code maxFrameSize} less a thirty-second of it, which leaves the frame's
+   * envelope (a few bytes) room to spare and keeps the default following {@code maxFrameSize} when only that is set.
+   */
+  public static int defaultMaxSessionSize(int maxFrameSize) {
+    return maxFrameSize - maxFrameSize / 32;
+  }
+
+  /**
+   * {@code maxBackupBytes} when it is not set: a quarter of the heap this JVM may grow to. A node holds its own
+   * sessions live and, as a buddy, about as many bytes of copies (more after it adopts a dead owner's): a quarter
+   * leaves the application the rest. See docs/tomcat.md, "Sizing the backup store".
+   */
+  public static long defaultMaxBackupBytes() {
+    return Runtime.getRuntime().maxMemory() / 4;
+  }
+
   /** Collects values; {@link #build()} validates them all at once. Defaults are the documented ones. */
   public static final class Builder {
     private ReplicationScope scope = ReplicationScope.MODIFIED_ATTRIBUTE;
@@ -197,6 +248,9 @@ public record ReplicationConfig(
     private List<String> allowedClasses = List.of();
     private CodecLimits codecLimits = CodecLimits.defaults();
     private int maxFrameSize = 32 << 20;
+    /** Null: derived from {@code maxFrameSize} at {@link #build()} ({@link #defaultMaxSessionSize}). */
+    private Integer maxSessionSize;
+    private long maxBackupBytes = defaultMaxBackupBytes();
     private MutationPolicy mutationPolicy = MutationPolicy.READ_MARKS_DIRTY;
     private List<String> immutableClasses = List.of();
     private boolean verifyMutations;
@@ -219,6 +273,9 @@ public record ReplicationConfig(
     public Builder allowedClasses(List<String> v) { allowedClasses = v; return this; }
     public Builder codecLimits(CodecLimits v) { codecLimits = v; return this; }
     public Builder maxFrameSize(int v) { maxFrameSize = v; return this; }
+    public Builder maxSessionSize(int v) { maxSessionSize = v; return this; }
+    private Builder maxSessionSizeOrDefault(Integer v) { maxSessionSize = v; return this; }
+    public Builder maxBackupBytes(long v) { maxBackupBytes = v; return this; }
     public Builder mutationPolicy(MutationPolicy v) { mutationPolicy = v; return this; }
     public Builder immutableClasses(List<String> v) { immutableClasses = v; return this; }
     public Builder verifyMutations(boolean v) { verifyMutations = v; return this; }
@@ -233,7 +290,8 @@ public record ReplicationConfig(
 
     public ReplicationConfig build() {
       return new ReplicationConfig(
-          scope, mode, ackTimeout, settleTimeout, codec, allowedClasses, codecLimits, maxFrameSize, mutationPolicy,
+          scope, mode, ackTimeout, settleTimeout, codec, allowedClasses, codecLimits, maxFrameSize,
+          maxSessionSize != null ? maxSessionSize : defaultMaxSessionSize(maxFrameSize), maxBackupBytes, mutationPolicy,
           immutableClasses, verifyMutations, touchLagCap, asyncQueueCapacity, stateTransferBytesPerSecond,
           stateTransferBatchBytes, tombstoneTtl, orphanGrace, maintenanceInterval, pauseThreshold);
     }

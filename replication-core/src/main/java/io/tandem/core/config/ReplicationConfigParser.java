@@ -20,9 +20,9 @@ public final class ReplicationConfigParser {
   public static final Set<String> ATTRIBUTES =
       Set.of(
           "scope", "mode", "ackTimeout", "settleTimeout", "codec", "allowedClasses", "maxValueSize", "maxFrameSize",
-          "mutationPolicy", "immutableClasses", "verifyMutations", "touchLagCap", "asyncQueueCapacity",
-          "stateTransferRate", "stateTransferBatchSize", "tombstoneTtl", "orphanGrace", "maintenanceInterval",
-          "pauseThreshold");
+          "maxSessionSize", "maxBackupBytes", "mutationPolicy", "immutableClasses", "verifyMutations", "touchLagCap",
+          "asyncQueueCapacity", "stateTransferRate", "stateTransferBatchSize", "tombstoneTtl", "orphanGrace",
+          "maintenanceInterval", "pauseThreshold");
 
   private ReplicationConfigParser() {}
 
@@ -46,6 +46,8 @@ public final class ReplicationConfigParser {
         case "allowedClasses" -> b.allowedClasses(list(value));
         case "maxValueSize" -> parse(violations, name, value, v -> toInt(Units.parseSize(v)), v -> maxValueSize[0] = v);
         case "maxFrameSize" -> parse(violations, name, value, v -> toInt(Units.parseSize(v)), b::maxFrameSize);
+        case "maxSessionSize" -> parse(violations, name, value, v -> toInt(Units.parseSize(v)), b::maxSessionSize);
+        case "maxBackupBytes" -> parse(violations, name, value, Units::parseSize, b::maxBackupBytes);
         case "mutationPolicy" -> parse(violations, name, value, v -> enumValue(MutationPolicy.class, v), b::mutationPolicy);
         case "immutableClasses" -> b.immutableClasses(list(value));
         case "verifyMutations" -> parse(violations, name, value, ReplicationConfigParser::bool, b::verifyMutations);

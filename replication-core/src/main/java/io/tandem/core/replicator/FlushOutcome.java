@@ -28,8 +28,9 @@ public enum FlushOutcome {
   /** Another node owns the session now; what this request changed here is not kept: answer 503. */
   FENCED(false),
   /**
-   * An attribute this request set could not be serialized (class not allowed, not serializable, too large). It was
-   * sent as removed, so no copy keeps an older value; SYNC answers 500, ASYNC logs it.
+   * An attribute this request set could not be serialized (class not allowed, not serializable, over {@code
+   * maxValueSize}), or would have made the session's copy larger than {@code maxSessionSize} (see {@link
+   * CopyBudget}). It was sent as removed, so no copy keeps an older value; SYNC answers 500, ASYNC logs it.
    */
   NOT_REPLICABLE(false);
 

@@ -21,6 +21,8 @@ final class FlushRules {
   final boolean verifyMutations;
   final ImmutableTypes immutableTypes;
   final AttributeCodec codec;
+  /** {@code maxSessionSize}: the largest a session's copy may be as the wire carries it (see {@link CopyBudget}). */
+  final long maxSessionSize;
   private final ReplicationListener listener;
   private final ReplicationCounters counters;
   private final RateLimitedLog log;
@@ -36,6 +38,7 @@ final class FlushRules {
     this.verifyMutations = config.verifyMutations();
     this.immutableTypes = new ImmutableTypes(Set.copyOf(config.immutableClasses()));
     this.codec = codec;
+    this.maxSessionSize = config.maxSessionSize();
     this.listener = listener;
     this.counters = counters;
     this.log = log;
@@ -66,5 +69,17 @@ final class FlushRules {
         "Session [" + sessionId + "] attribute [" + attribute + "] of class [" + className + "] cannot be replicated: "
             + cause.getMessage());
     listener.attributeNotReplicable(sessionId, attribute, cause);
+  }
+
+  /**
+   * A copy left attributes out to stay within {@code maxSessionSize}: counted, one WARN per session per interval, and
+   * the listener hears it (the container says it in the 500 of a request that set one of them).
+   */
+  void reportSessionTooLarge(SessionTooLarge tooLarge) {
+    counters.sessionsTooLarge.increment();
+    log.warn("too-large:" + tooLarge.sessionId(), "Session [" + tooLarge.sessionId() + "] is too large to replicate"
+        + " whole: " + tooLarge.describe() + ". They stay on this node only until set again; raise maxSessionSize"
+        + " (at most maxFrameSize - 1KiB) or keep less in the session.");
+    listener.sessionTooLarge(tooLarge);
   }
 }

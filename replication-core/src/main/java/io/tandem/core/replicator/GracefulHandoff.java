@@ -5,6 +5,7 @@ import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
+import io.tandem.core.wire.MessageCodec;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -61,6 +62,7 @@ final class GracefulHandoff {
     List<OwnedSession> batch = new ArrayList<>();
     List<SessionSnapshot> snapshots = new ArrayList<>();
     long bytes = 0;
+    long wireBytes = 0;
     int handed = 0;
     for (OwnedSession session : List.copyOf(owned.all())) {
       Optional<OwnedSession.HandOver> captured = session.handOver();
@@ -68,14 +70,26 @@ final class GracefulHandoff {
         continue; // fenced, ended or migrated away meanwhile
       }
       SessionSnapshot snapshot = OwnedSession.encode(captured.get(), rules);
+      long size = MessageCodec.snapshotBytes(snapshot);
+      if (!batch.isEmpty() && wireBytes + size > rules.maxSessionSize) {
+        // Sent first, so that a batch always fits in a frame: a session handed over whole (ownership moves, nothing
+        // is left out) may be larger than its replicated copy, and it must not take the others down with it.
+        handed += send(to, batch, snapshots, deadline);
+        batch.clear();
+        snapshots.clear();
+        bytes = 0;
+        wireBytes = 0;
+      }
       batch.add(session);
       snapshots.add(snapshot);
       bytes += snapshot.serializedSize();
+      wireBytes += size;
       if (bytes >= batchBytes) {
         handed += send(to, batch, snapshots, deadline);
         batch.clear();
         snapshots.clear();
         bytes = 0;
+        wireBytes = 0;
       }
     }
     if (!batch.isEmpty()) {

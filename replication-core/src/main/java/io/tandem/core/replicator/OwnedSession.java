@@ -69,6 +69,9 @@ public final class OwnedSession {
    */
   @GuardedBy("this")
   private final Map<String, Blob> lastBytes = new HashMap<>();
+  /** The size of the buddy's copy, kept within {@code maxSessionSize}. */
+  @GuardedBy("this")
+  private final CopyBudget budget = new CopyBudget();
 
   OwnedSession(String id, long epoch, long version, SessionContent content) {
     this.id = id;
@@ -204,7 +207,13 @@ public final class OwnedSession {
     if (reuse) {
       lastBytes.keySet().retainAll(names);
     }
+    budget.retainExisting(names);
+    budget.changed(mayHaveChanged);
+    budget.changed(changed);
     for (String name : names) {
+      if (budget.isLeftOut(name)) {
+        continue; // left out of an earlier copy for its size, and not changed since (see CopyBudget)
+      }
       Blob kept = reuse && !mayHaveChanged.contains(name) ? lastBytes.get(name) : null;
       Optional<Blob> blob = kept != null ? Optional.of(kept) : encode(rules, name);
       if (reuse) {
@@ -219,6 +228,16 @@ public final class OwnedSession {
         refused.add(name);
       }
     }
+    budget.fitFull(id, metadata, attributes, mayHaveChanged, rules.maxSessionSize).ifPresent(tooLarge -> {
+      for (String name : tooLarge.leftOut().keySet()) {
+        lastBytes.remove(name);
+        fingerprints.forget(name);
+        if (changed.contains(name)) {
+          refused.add(name);
+        }
+      }
+      rules.reportSessionTooLarge(tooLarge);
+    });
     needsFull = false;
     lastSentMetadata = metadata;
     return new SessionUpdate.Full(SessionSnapshot.owning(id, epoch, atVersion, metadata, attributes));
@@ -233,6 +252,7 @@ public final class OwnedSession {
       Set<String> setByApplication, List<String> refused) {
     Map<String, Blob> set = new HashMap<>();
     Set<String> removed = new HashSet<>();
+    budget.changed(names);
     for (String name : names) {
       Optional<Blob> blob = encode(rules, name);
       if (blob.isPresent()) {
@@ -248,6 +268,15 @@ public final class OwnedSession {
         fingerprints.forget(name);
       }
     }
+    budget.fitDelta(id, metadata, set, removed, rules.maxSessionSize).ifPresent(tooLarge -> {
+      for (String name : tooLarge.leftOut().keySet()) {
+        fingerprints.forget(name);
+        if (setByApplication.contains(name)) {
+          refused.add(name);
+        }
+      }
+      rules.reportSessionTooLarge(tooLarge);
+    });
     long base = version;
     version++;
     lastSentMetadata = metadata;
@@ -413,6 +442,11 @@ public final class OwnedSession {
    */
   synchronized InFlight unconfirmedSend() {
     if (lastSent == null || fenced || gone) {
+      return null;
+    }
+    if (protectedVersion >= lastSent.version()) {
+      // The buddy acknowledged a copy at this version or later since (a state-transfer batch after a refusal): it
+      // carries every change that update did. Waiting on that update's own refusal would fail every later request.
       return null;
     }
     CompletableFuture<Message> reply = lastSent.reply();

@@ -33,7 +33,11 @@ import java.util.function.Supplier;
  * that is behind (a collection pause, a CPU cap) would only add to its backlog. A buddy that refuses, drops the
  * connection or is replaced in the view does not make this node alone: the request re-sends the whole session to
  * whichever buddy the view names, waiting for each new view, until one acknowledges; past {@code ackTimeout} +
- * {@code settleTimeout} from the first send it is {@link FlushOutcome#UNCONFIRMED} (503). A session another node took over while the request ran is {@link
+ * {@code settleTimeout} from the first send it is {@link FlushOutcome#UNCONFIRMED} (503). A buddy whose backup store
+ * is full ({@link Message.Nack.Reason#BACKUP_STORE_FULL}) makes it UNCONFIRMED at once, unless the view names another
+ * buddy by then: it is alive and answering, so the view will not move on from it, and re-sending the whole session to
+ * it every moment for the settle timeout would only hold the request; the session stays marked for a full copy, which
+ * the maintenance tick sends again until that buddy has room. A session another node took over while the request ran is {@link
  * FlushOutcome#FENCED} (503), and an attribute the request set that cannot be serialized makes it {@link
  * FlushOutcome#NOT_REPLICABLE} (500), after the buddy was told to drop that attribute.
  *
@@ -207,6 +211,10 @@ final class OwnerWrites {
         failure = answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP
             || answer instanceof Message.Nack unknown && unknown.reason() == Message.Nack.Reason.UNKNOWN_SESSION
             ? Failure.GAP : Failure.REFUSED;
+        if (answer instanceof Message.Nack full && full.reason() == Message.Nack.Reason.BACKUP_STORE_FULL
+            && attempt.to().equals(engine.buddy()) && !session.isProtectedAt(attempt.version())) {
+          return unconfirmed(session, "buddy " + attempt.to().value() + " has no room for it (" + full.detail() + ")");
+        }
       } catch (TimeoutException e) {
         failure = timedOut(session, attempt.to());
       } catch (ExecutionException e) {
@@ -295,6 +303,9 @@ final class OwnerWrites {
         }
         default -> {
           counters.refusedByBuddy.increment();
+          if (nack.reason() == Message.Nack.Reason.BACKUP_STORE_FULL) {
+            counters.backupRefusalsFull.increment();
+          }
           log.warn("refused:" + to, "Buddy " + to.value() + " refused an update of session [" + session.id() + "]: "
               + nack.reason() + " " + nack.detail());
           owned.markUnprotected(session);

@@ -17,11 +17,14 @@ final class ReplicationCounters {
   final LongAdder misjudgedViews = new LongAdder();
   final LongAdder sendFailures = new LongAdder();
   final LongAdder refusedByBuddy = new LongAdder();
+  /** Of {@code refusedByBuddy}: refusals because the buddy's backup store was at {@code maxBackupBytes}. */
+  final LongAdder backupRefusalsFull = new LongAdder();
   final LongAdder sessionsFenced = new LongAdder();
   final LongAdder pausesDetected = new LongAdder();
   final LongAdder asyncOverflows = new LongAdder();
   final LongAdder unsetMutationsDetected = new LongAdder();
   final LongAdder attributesNotReplicable = new LongAdder();
+  final LongAdder sessionsTooLarge = new LongAdder();
   final LongAdder stateTransferSessions = new LongAdder();
   final LongAdder stateTransferBytes = new LongAdder();
   final LongAdder sessionsAdopted = new LongAdder();

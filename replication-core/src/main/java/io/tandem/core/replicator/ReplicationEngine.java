@@ -147,7 +147,7 @@ public final class ReplicationEngine implements AutoCloseable {
     this.local = transport.localNode();
     this.rules = new FlushRules(config, codec, listener, counters, log);
     this.owned = new OwnedSessions(clock, ownedById);
-    this.backups = new BackupStore(clock, config.tombstoneTtl());
+    this.backups = new BackupStore(clock, config.tombstoneTtl(), config.maxBackupBytes());
     this.maintenance = Executors.newSingleThreadScheduledExecutor(daemon("tandem-maintenance-" + local.value()));
     this.pauseWatch = Executors.newSingleThreadScheduledExecutor(daemon("tandem-pause-watch-" + local.value()));
     this.outbox =
@@ -205,9 +205,23 @@ public final class ReplicationEngine implements AutoCloseable {
                   return;
                 }
                 counters.refusedByBuddy.increment();
+                if (refusal.reason() == Message.Nack.Reason.BACKUP_STORE_FULL) {
+                  // Stays marked for a full copy: the tick sends it again (paced by stateTransferRate) until the buddy
+                  // has room or the ring names another buddy.
+                  counters.backupRefusalsFull.increment();
+                }
                 log.warn("transfer-refused:" + to, "Buddy " + to.value() + " refused the copy of session [" + session.id()
                     + "]: " + refusal.reason() + " " + refusal.detail());
                 owned.markUnprotected(session);
+              }
+
+              @Override
+              public void skippedTooLarge(OwnedSession session, long wireBytes) {
+                // Counted in sessionsTooLarge when its copy was built. Not re-sent every tick: it stays without a
+                // backup (sessionsWithoutBackup) until a request changes it.
+                log.warn("transfer-too-large:" + session.id(), "Session [" + session.id() + "] is not re-protected: its"
+                    + " copy is " + wireBytes + " bytes without any attribute (its principal and notes), over"
+                    + " maxSessionSize of " + config.maxSessionSize() + " bytes");
               }
 
               @Override
@@ -884,6 +898,7 @@ public final class ReplicationEngine implements AutoCloseable {
         owned.lastRecovery(),
         backup.sessions(),
         backup.bytesHeld(),
+        backup.maxBytes(),
         counters.fullsSent.sum(),
         counters.deltasSent.sum(),
         counters.touchBatchesSent.sum(),
@@ -911,7 +926,10 @@ public final class ReplicationEngine implements AutoCloseable {
         counters.pausesDetected.sum(),
         counters.unconfirmedWrites.sum(),
         counters.slowAcks.sum(),
-        counters.misjudgedViews.sum());
+        counters.misjudgedViews.sum(),
+        counters.sessionsTooLarge.sum(),
+        counters.backupRefusalsFull.sum(),
+        backup.refusedFull());
   }
 
   /**

@@ -15,6 +15,12 @@ public interface ReplicationListener {
   default void attributeNotReplicable(String sessionId, String attribute, CodecException cause) {}
 
   /**
+   * The session's full copy would have been larger than {@code maxSessionSize}: the attributes named were left out of
+   * it (sent as removed). Called on the thread that built the copy: a request's own when its flush did.
+   */
+  default void sessionTooLarge(SessionTooLarge finding) {}
+
+  /**
    * Another node owns the session now (its epoch is higher): this node must stop serving it and drop its copy
    * without firing application listeners.
    */

@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param lastReprotection how long the last view change took to get every owned session protected again
  * @param backupSessions backups held for other owners
  * @param backupBytes bytes those backups hold
+ * @param maxBackupBytes the bound on {@code backupBytes}: past it this node refuses new copies as a buddy
  * @param unconfirmedWrites SYNC flushes that no buddy acknowledged within the ack and settle timeouts (each one a
  *     503 for its request)
  * @param ackTimeouts SYNC waits given up on a buddy that did not acknowledge within the ack and settle timeouts while it
@@ -25,6 +26,13 @@ import java.util.Optional;
  *     traffic over an open connection: the node went into quarantine rather than adopt that member's sessions
  * @param attributesNotReplicable attribute values that could not be serialized (class not allowed, not
  *     serializable, too large); in SYNC each one a 500 for the request that set it
+ * @param sessionsTooLarge copies (a flush's, or a re-protection's) that would have been larger than {@code
+ *     maxSessionSize} and left attributes out; in SYNC a 500 for the request that set one of them
+ * @param backupRefusalsFull updates and copies of this node's sessions its buddy refused because its backup store was
+ *     full (also counted in {@code refusedByBuddy}); in SYNC each one a 503 for its request, and the session is sent
+ *     again in full later
+ * @param backupStoreRefusals copies and updates this node refused as a buddy because its backup store was at {@code
+ *     maxBackupBytes}
  */
 public record ReplicationStats(
     int ownedSessions,
@@ -32,6 +40,7 @@ public record ReplicationStats(
     Optional<Duration> lastReprotection,
     int backupSessions,
     long backupBytes,
+    long maxBackupBytes,
     long fullsSent,
     long deltasSent,
     long touchBatchesSent,
@@ -59,4 +68,7 @@ public record ReplicationStats(
     long pausesDetected,
     long unconfirmedWrites,
     long slowAcks,
-    long misjudgedViews) {}
+    long misjudgedViews,
+    long sessionsTooLarge,
+    long backupRefusalsFull,
+    long backupStoreRefusals) {}

@@ -4,6 +4,7 @@ import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.BulkTransfer;
+import io.tandem.core.wire.MessageCodec;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -24,8 +25,13 @@ import java.util.stream.Collectors;
  * {@code batchBytes}, one batch in flight at a time, paced by a {@link TokenBucket} so live traffic keeps its
  * budget.
  *
- * <p>Implementation notes: {@code queue} and {@code inFlight} are guarded by {@code this}; batches are built and
- * sent on the engine's maintenance executor, replies arrive on transport threads.
+ * <p>A batch holds at most {@code maxSessionSize} bytes as the wire carries them (beyond one session, which is never
+ * more since {@link CopyBudget} keeps every copy within it), so that it always fits in a frame: a small batch topped
+ * up with one large session could pass {@code maxFrameSize}, be refused by the buddy's decoder, and fail whole on
+ * every tick. A copy still over the limit (a session whose metadata alone is) is skipped, not sent.
+ *
+ * <p>Implementation notes: {@code queue}, {@code inFlight}, {@code pumpScheduled} and {@code carried} are guarded by
+ * {@code this}; batches are built and sent on the engine's maintenance executor, replies arrive on transport threads.
  */
 final class StateTransfer {
   private final ScheduledExecutorService executor;
@@ -35,9 +41,20 @@ final class StateTransfer {
   private final BiFunction<NodeId, Message, CompletableFuture<Message>> send;
   private final FlushRules rules;
   private final Callbacks callbacks;
+  @GuardedBy("this")
   private final Set<OwnedSession> queue = new LinkedHashSet<>();
+  @GuardedBy("this")
   private boolean inFlight;
+  @GuardedBy("this")
   private boolean pumpScheduled;
+  /**
+   * A session whose copy was built for a batch it did not fit in: the first of the next batch. Its copy is kept rather
+   * than built again, since building it said it is sent ({@link OwnedSession#needsFull()} is false from then on).
+   */
+  @GuardedBy("this")
+  private Carried carried;
+
+  private record Carried(OwnedSession session, SessionSnapshot snapshot, long payloadBytes, long wireBytes) {}
 
   interface Callbacks {
     void protectedAt(OwnedSession session, NodeId buddy, long version);
@@ -46,6 +63,9 @@ final class StateTransfer {
     void refused(OwnedSession session, NodeId buddy, Message.Nack refusal);
 
     void failed(List<OwnedSession> sessions, NodeId buddy, Throwable cause);
+
+    /** The session's copy is {@code wireBytes}, over {@code maxSessionSize} even without attributes: not sent. */
+    void skippedTooLarge(OwnedSession session, long wireBytes);
   }
 
   StateTransfer(
@@ -73,11 +93,11 @@ final class StateTransfer {
   }
 
   synchronized int queued() {
-    return queue.size() + (inFlight ? 1 : 0);
+    return queue.size() + (inFlight ? 1 : 0) + (carried != null ? 1 : 0);
   }
 
   private synchronized void schedulePump(long delayMillis) {
-    if (pumpScheduled || inFlight || queue.isEmpty()) {
+    if (pumpScheduled || inFlight || queue.isEmpty() && carried == null) {
       return;
     }
     pumpScheduled = true;
@@ -97,7 +117,7 @@ final class StateTransfer {
   private void pump() {
     synchronized (this) {
       pumpScheduled = false;
-      if (inFlight || queue.isEmpty()) {
+      if (inFlight || queue.isEmpty() && carried == null) {
         return;
       }
     }
@@ -110,25 +130,49 @@ final class StateTransfer {
       schedulePump(wait);
       return;
     }
+    Carried left;
     synchronized (this) {
       inFlight = true;
+      left = carried;
+      carried = null;
     }
     // Snapshots are built outside this object's lock: building takes each session's lock, and request threads
     // enqueue while holding a session's lock.
     List<OwnedSession> sessions = new ArrayList<>();
     List<SessionSnapshot> snapshots = new ArrayList<>();
     long bytes = 0;
+    long wireBytes = 0;
+    if (left != null && left.session().isActive()) {
+      sessions.add(left.session());
+      snapshots.add(left.snapshot());
+      bytes += left.payloadBytes();
+      wireBytes += left.wireBytes();
+    }
     OwnedSession session;
     while (bytes < batchBytes && (session = poll()) != null) {
       if (!session.needsFull()) {
         continue; // a request already sent it in full
       }
       Optional<SessionUpdate.Full> full = session.resync(rules);
-      if (full.isPresent()) {
-        sessions.add(session);
-        snapshots.add(full.get().snapshot());
-        bytes += full.get().payloadBytes();
+      if (full.isEmpty()) {
+        continue;
       }
+      SessionSnapshot snapshot = full.get().snapshot();
+      long size = MessageCodec.snapshotBytes(snapshot);
+      if (size > rules.maxSessionSize) {
+        callbacks.skippedTooLarge(session, size);
+        continue;
+      }
+      if (!sessions.isEmpty() && wireBytes + size > rules.maxSessionSize) {
+        synchronized (this) {
+          carried = new Carried(session, snapshot, full.get().payloadBytes(), size);
+        }
+        break;
+      }
+      sessions.add(session);
+      snapshots.add(snapshot);
+      bytes += full.get().payloadBytes();
+      wireBytes += size;
     }
     if (sessions.isEmpty()) {
       synchronized (this) {

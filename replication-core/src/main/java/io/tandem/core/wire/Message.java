@@ -210,7 +210,13 @@ public sealed interface Message {
        * The receiver's handler failed on this request. Transports turn it into {@code RemoteHandlerException}; the
        * engine never sees it.
        */
-      HANDLER_FAILED
+      HANDLER_FAILED,
+      /**
+       * The receiver, as a buddy, holds {@code maxBackupBytes} of copies already: it did not store this copy of a
+       * session it does not hold, or this update that would grow a copy it does hold (which it keeps as it was). The
+       * sender's session has no current copy there: it is re-sent in full later. Since protocol version 4.
+       */
+      BACKUP_STORE_FULL
     }
   }
 

@@ -24,9 +24,10 @@ public final class MessageCodec {
   /**
    * 1: the first release. 2: adds {@link MessageType#ACK_RANGE}, which a version-1 node could not read. 3: a {@link
    * Message.LocateReply} may say {@code ENDED} or {@code UNCONFIRMED}, and a bulk transfer of backups may be answered
-   * with {@link MessageType#BULK_REFUSALS}, neither of which a version-2 node could read.
+   * with {@link MessageType#BULK_REFUSALS}, neither of which a version-2 node could read. 4: a buddy may refuse with
+   * {@link Message.Nack.Reason#BACKUP_STORE_FULL}, a reason a version-3 node could not read.
    */
-  public static final int PROTOCOL_VERSION = 3;
+  public static final int PROTOCOL_VERSION = 4;
   public static final int LENGTH_BYTES = 4;
   /** Bytes counted by the length before the payload: version, type, flags, correlation id. */
   public static final int HEADER_BYTES = 11;
@@ -237,6 +238,36 @@ public final class MessageCodec {
         yield new Message.BulkRefusals(refusals);
       }
     };
+  }
+
+  /**
+   * Bytes {@code snapshot} takes in a frame: what a {@link Message.FullSession}'s payload holds, and what each session
+   * adds to a {@link Message.BulkTransfer}'s. Measured as it would be written, without copying anything; equal to
+   * {@link #snapshotHeadBytes} plus {@link #attributeBytes} of each attribute.
+   */
+  public static long snapshotBytes(SessionSnapshot snapshot) {
+    WireWriter measured = WireWriter.measuring();
+    writeSnapshot(measured, snapshot);
+    return measured.position();
+  }
+
+  /** What a snapshot of this id and metadata takes in a frame besides its attributes (and their count). */
+  public static long snapshotHeadBytes(String id, SessionMetadata metadata) {
+    WireWriter measured = WireWriter.measuring();
+    measured.string(id);
+    measured.i64(0);
+    measured.i64(0);
+    writeMetadata(measured, metadata);
+    measured.i32(0);
+    return measured.position();
+  }
+
+  /** What one attribute adds to a snapshot in a frame: its name and its value, each with its length. */
+  public static long attributeBytes(String name, Blob value) {
+    WireWriter measured = WireWriter.measuring();
+    measured.string(name);
+    measured.blob(value);
+    return measured.position();
   }
 
   private static void writeSnapshot(WireWriter w, SessionSnapshot s) {

@@ -80,6 +80,76 @@ class ReplicationConfigParserTest {
   }
 
   @Test
+  void parse_sizeLimitsUnset_sessionLimitLeavesRoomInAFrame_andBackupLimitIsAQuarterOfTheHeap() {
+    ReplicationConfig config = ReplicationConfigParser.parse(Map.of());
+
+    assertThat(config.maxSessionSize()).isEqualTo(31 << 20); // 32MiB frame less a thirty-second
+    assertThat(config.maxBackupBytes()).isEqualTo(Runtime.getRuntime().maxMemory() / 4);
+  }
+
+  @Test
+  void parse_onlyMaxFrameSize_sessionLimitFollowsIt() {
+    ReplicationConfig config = ReplicationConfigParser.parse(Map.of("maxFrameSize", "8MiB", "maxValueSize", "1MiB"));
+
+    assertThat(config.maxSessionSize()).isEqualTo((8 << 20) - (8 << 20) / 32);
+    assertThat(config.maxSessionSize()).isLessThanOrEqualTo(config.maxFrameSize() - ReplicationConfig.FRAME_ENVELOPE_BYTES);
+  }
+
+  @Test
+  void parse_sizeLimitsWithUnits_areConverted() {
+    ReplicationConfig config = ReplicationConfigParser.parse(Map.of("maxSessionSize", "4MiB", "maxBackupBytes", "2GiB"));
+
+    assertThat(config.maxSessionSize()).isEqualTo(4 << 20);
+    assertThat(config.maxBackupBytes()).isEqualTo(2L << 30);
+  }
+
+  @Test
+  void parse_sessionLimitNotBelowTheFrame_isRefusedNamingTheAttributeTheValueAndTheBound() {
+    assertThatThrownBy(() -> ReplicationConfigParser.parse(Map.of("maxSessionSize", "32MiB")))
+        .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> assertThat(e.violations())
+            .containsExactly("maxSessionSize: 33554432 must be positive and at most maxFrameSize (33554432) minus 1024"
+                + " bytes for the frame's envelope, so that a session's full copy always fits in one frame"));
+  }
+
+  @Test
+  void parse_sessionLimitJustInsideTheFrame_isAccepted_oneByteMoreIsNot() {
+    int fits = (32 << 20) - ReplicationConfig.FRAME_ENVELOPE_BYTES;
+
+    assertThat(ReplicationConfigParser.parse(Map.of("maxSessionSize", Integer.toString(fits))).maxSessionSize())
+        .isEqualTo(fits);
+    assertThatThrownBy(() -> ReplicationConfigParser.parse(Map.of("maxSessionSize", Integer.toString(fits + 1))))
+        .isInstanceOf(InvalidConfigurationException.class)
+        .hasMessageContaining("maxSessionSize: " + (fits + 1) + " must be positive");
+  }
+
+  @Test
+  void parse_zeroAndUnparsableSizeLimits_areEachReported() {
+    Map<String, String> attributes = new LinkedHashMap<>();
+    attributes.put("maxSessionSize", "0");
+    attributes.put("maxBackupBytes", "lots");
+
+    assertThatThrownBy(() -> ReplicationConfigParser.parse(attributes))
+        .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> assertThat(e.violations())
+            .hasSize(2)
+            .anySatisfy(v -> assertThat(v).startsWith("maxSessionSize: 0 must be positive and at most maxFrameSize"))
+            .anySatisfy(v -> assertThat(v).startsWith("maxBackupBytes: 'lots' is not valid").contains("8MiB")));
+  }
+
+  @Test
+  void parse_backupLimitBelowTheMinimum_isRefusedNamingTheMinimum() {
+    assertThatThrownBy(() -> ReplicationConfigParser.parse(Map.of("maxBackupBytes", "1KiB")))
+        .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> assertThat(e.violations())
+            .containsExactly("maxBackupBytes: 1024 must be at least 64KiB (65536)"));
+  }
+
+  @Test
+  void toBuilder_ofADefaultSessionLimit_followsANewFrameSize() {
+    ReplicationConfig smaller = ReplicationConfig.builder().build().toBuilder().maxFrameSize(16 << 20).build();
+
+    assertThat(smaller.maxSessionSize()).isEqualTo(ReplicationConfig.defaultMaxSessionSize(16 << 20));
+  }
+
+  @Test
   void touchLagBound_isQuarterOfMaxInactiveCappedByConfig() {
     ReplicationConfig config = ReplicationConfig.builder().touchLagCap(Duration.ofSeconds(60)).build();
 
@@ -91,7 +161,8 @@ class ReplicationConfigParserTest {
   @Test
   void describe_roundTripsThroughTheParser() {
     ReplicationConfig config =
-        ReplicationConfig.builder().scope(ReplicationScope.SESSION).ackTimeout(Duration.ofMillis(1500)).build();
+        ReplicationConfig.builder().scope(ReplicationScope.SESSION).ackTimeout(Duration.ofMillis(1500))
+            .maxSessionSize(1 << 20).maxBackupBytes(3L << 30).build();
 
     assertThat(ReplicationConfigParser.parse(config.describe())).isEqualTo(config);
   }

@@ -190,6 +190,12 @@ final class EngineCluster implements AutoCloseable {
     final List<String> unsetMutations = new CopyOnWriteArrayList<>();
     final List<String> fenced = new CopyOnWriteArrayList<>();
     final List<String> notReplicable = new CopyOnWriteArrayList<>();
+    final List<SessionTooLarge> tooLarge = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void sessionTooLarge(SessionTooLarge finding) {
+      tooLarge.add(finding);
+    }
 
     @Override
     public void attributeNotReplicable(String sessionId, String attribute, io.tandem.core.codec.CodecException cause) {

@@ -47,6 +47,20 @@ class MessageCodecTest {
   }
 
   @Test
+  void snapshotBytes_isWhatTheSnapshotTakesInAFullSessionFrame_andTheSumOfItsParts() {
+    io.tandem.core.session.SessionSnapshot snapshot = new io.tandem.core.session.SessionSnapshot("s-ünï", 3, 17,
+        SampleMessages.snapshot("x").metadata(), java.util.Map.of("cart", SampleMessages.blob("book,pen"),
+            "nämé", SampleMessages.blob("alice"), "empty", io.tandem.core.session.Blob.EMPTY));
+
+    long frame = MessageCodec.encodeToBytes(new Envelope(1, false, new Message.FullSession(snapshot))).length;
+    long parts = MessageCodec.snapshotHeadBytes(snapshot.id(), snapshot.metadata())
+        + snapshot.attributes().entrySet().stream().mapToLong(e -> MessageCodec.attributeBytes(e.getKey(), e.getValue())).sum();
+
+    assertThat(MessageCodec.snapshotBytes(snapshot)).isEqualTo(frame - MessageCodec.LENGTH_BYTES - MessageCodec.HEADER_BYTES)
+        .isEqualTo(parts);
+  }
+
+  @Test
   void decodePayload_trailingBytes_isMalformed() {
     byte[] frame = MessageCodec.encodeToBytes(new Envelope(1, false, new Message.Ack(1, 2)));
     ByteBuffer payload = ByteBuffer.allocate(frame.length - 15 + 1).put(frame, 15, frame.length - 15).put((byte) 0).flip();

@@ -38,6 +38,7 @@ final class SampleMessages {
         new Message.Ack(4, 5),
         new Message.AckRange(5),
         new Message.Nack(Message.Nack.Reason.GAP, 1, 2, "backup is at version 2"),
+        new Message.Nack(Message.Nack.Reason.BACKUP_STORE_FULL, 0, 0, "65536 of maxBackupBytes 65536 held"),
         new Message.Locate("s1"),
         new Message.LocateReply("s1", Message.LocateReply.Holding.BACKUP, 3, 4),
         new Message.LocateReply("s1", Message.LocateReply.Holding.ENDED, 3, 0),
@@ -47,6 +48,7 @@ final class SampleMessages {
         new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, List.of()),
         new Message.BulkRefusals(List.of(
             new Message.BulkRefusals.Refusal("b1", new Message.Nack(Message.Nack.Reason.STALE_EPOCH, 4, 9, "backup of session b1 is at epoch 4")),
-            new Message.BulkRefusals.Refusal("b2", new Message.Nack(Message.Nack.Reason.INVALIDATED, 3, 0, "session b2 was invalidated")))));
+            new Message.BulkRefusals.Refusal("b2", new Message.Nack(Message.Nack.Reason.INVALIDATED, 3, 0, "session b2 was invalidated")),
+            new Message.BulkRefusals.Refusal("b3", new Message.Nack(Message.Nack.Reason.BACKUP_STORE_FULL, 0, 0, "full")))));
   }
 }
