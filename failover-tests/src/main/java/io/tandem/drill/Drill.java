@@ -29,6 +29,9 @@ enum Drill {
   BIG_PAGES("every write is answered in a page of 20-200 KiB (chunked or with Content-Length, flushed halfway or not, an "
       + "asynchronous servlet for one in four), stored before the page's first byte or after its last: SIGSTOP the first node "
       + "past failure detection, SIGCONT it and probe it with old cookies, then SIGKILL the second node"),
+  FULL_BUDDY("every session starts on the first node, whose buddy holds at most 256 KiB of backups (maxBackupBytes); its "
+      + "users write 4 KiB values until the buddy's store is full and refuses the writes that would grow a copy (503); then "
+      + "SIGKILL the first node: every write the full buddy acknowledged is there, and the survivors protect every session again"),
   ROGUE_MEMBER("two nodes serve every session from the first; a third starts with another sharedSecret: it must never enter "
       + "their view nor hold a copy, they must show they refused it, and its context must fail naming the secret; then SIGKILL "
       + "the first node");
@@ -79,7 +82,7 @@ enum Drill {
    */
   List<String> fullModes() {
     return switch (this) {
-      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT, ROGUE_MEMBER, BIG_PAGES -> List.of("SYNC");
+      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT, ROGUE_MEMBER, BIG_PAGES, FULL_BUDDY -> List.of("SYNC");
       default -> List.of("SYNC", "ASYNC");
     };
   }

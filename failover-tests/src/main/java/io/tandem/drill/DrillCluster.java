@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,11 +46,14 @@ final class DrillCluster implements AutoCloseable {
 
   /** What a node of this cluster is started with: the cluster's name and join list, where it lives, its application. */
   private record Layout(DrillSettings settings, Path work, String clusterName, String members, Application application) {
-    String managerAttributes(String host, int membershipPort, String joinList, String sharedSecret) throws IOException {
+    String managerAttributes(String route, String host, int membershipPort, String joinList, String sharedSecret)
+        throws IOException {
+      String ofTheNode = application.nodeAttributes().getOrDefault(route, "");
       return "clusterName=\"" + clusterName + "\" sharedSecret=\"" + sharedSecret + "\" scope=\"" + settings.scope()
           + "\" mode=\"" + settings.mode() + "\" bindAddress=\"" + host + "\" transportPort=\"" + freePort()
           + "\" membershipPort=\"" + membershipPort + "\" members=\"" + joinList + "\""
-          + (application.managerAttributes().isEmpty() ? "" : " " + application.managerAttributes());
+          + (application.managerAttributes().isEmpty() ? "" : " " + application.managerAttributes())
+          + (ofTheNode.isEmpty() ? "" : " " + ofTheNode);
     }
   }
 
@@ -59,9 +63,14 @@ final class DrillCluster implements AutoCloseable {
    * @param realmClass the realm the application logs users in with ({@link TomcatProcess#MEMORY_REALM} or {@link
    *     TomcatProcess#DRILL_REALM})
    * @param managerAttributes more attributes of the {@code <Manager>} ({@code allowedClasses}, {@code maxValueSize}), or ""
+   * @param nodeAttributes more attributes of one node's {@code <Manager>}, by route (the full-buddy drill's small store)
    */
-  record Application(String realmClass, String managerAttributes) {
+  record Application(String realmClass, String managerAttributes, Map<String, String> nodeAttributes) {
     static final Application PLAIN = new Application(TomcatProcess.MEMORY_REALM, "");
+
+    Application(String realmClass, String managerAttributes) {
+      this(realmClass, managerAttributes, Map.of());
+    }
   }
 
   /** Starts {@code size} nodes n1..nN on loopback and waits until every one has a buddy. */
@@ -88,7 +97,7 @@ final class DrillCluster implements AutoCloseable {
     List<TomcatProcess> nodes = new ArrayList<>();
     try {
       for (int i = 0; i < size; i++) {
-        String attributes = layout.managerAttributes(hosts.get(i), membershipPorts.get(i), members, SHARED_SECRET);
+        String attributes = layout.managerAttributes("n" + (i + 1), hosts.get(i), membershipPorts.get(i), members, SHARED_SECRET);
         nodes.add(new TomcatProcess(settings.catalinaHome(), work, settings.dropin(), "n" + (i + 1), hosts.get(i), freePort(),
             attributes, application.realmClass(), network == null ? List.of() : network.launcher(i + 1)));
       }
@@ -114,7 +123,7 @@ final class DrillCluster implements AutoCloseable {
    */
   TomcatProcess startRogue(String route, String sharedSecret) throws IOException {
     int membershipPort = freePort();
-    String attributes = layout.managerAttributes("127.0.0.1", membershipPort, layout.members() + ",127.0.0.1:" + membershipPort,
+    String attributes = layout.managerAttributes(route, "127.0.0.1", membershipPort, layout.members() + ",127.0.0.1:" + membershipPort,
         sharedSecret);
     TomcatProcess rogue = new TomcatProcess(layout.settings().catalinaHome(), layout.work(), layout.settings().dropin(), route,
         "127.0.0.1", freePort(), attributes, layout.application().realmClass(), List.of());

@@ -34,6 +34,16 @@ final class DrillRunner {
    */
   static final String POISON_MANAGER_ATTRIBUTES = "allowedClasses=\"io.tandem.drill.values.Note,io.tandem.drill.values.Holder,"
       + "io.tandem.drill.values.Opaque,io.tandem.drill.realm.DrillPrincipal\" maxValueSize=\"16KiB\"";
+  /**
+   * The full-buddy drill's second node, the first's buddy, holds 256 KiB of backups, and its users write values of
+   * 4 KiB: 64 distinct keys fill it, and the users write more than that before the first node is killed. The third
+   * node keeps the default bound, so the survivor can protect every session again.
+   */
+  static final Map<String, String> FULL_BUDDY_NODE_ATTRIBUTES = Map.of("n2", "maxBackupBytes=\"256KiB\"");
+  private static final int FULL_BUDDY_VALUE_BYTES = 4096;
+  /** How many writes the full buddy must have refused (answered 503) before the owner is killed, and how long to wait. */
+  private static final int FULL_BUDDY_REFUSALS = 5;
+  private static final Duration FULL_BUDDY_FILLS = Duration.ofSeconds(90);
   private static final Duration LOAD_AFTER_FAULTS = Duration.ofSeconds(3);
   private static final Duration SECOND_FAILURE_AFTER = Duration.ofSeconds(5);
   private static final Duration LOAD_FINISH = Duration.ofMinutes(3);
@@ -124,9 +134,11 @@ final class DrillRunner {
   }
 
   private static DrillCluster.Application application(Drill drill) {
-    return drill == Drill.POISON_VALUES
-        ? new DrillCluster.Application(TomcatProcess.DRILL_REALM, POISON_MANAGER_ATTRIBUTES)
-        : DrillCluster.Application.PLAIN;
+    return switch (drill) {
+      case POISON_VALUES -> new DrillCluster.Application(TomcatProcess.DRILL_REALM, POISON_MANAGER_ATTRIBUTES);
+      case FULL_BUDDY -> new DrillCluster.Application(TomcatProcess.MEMORY_REALM, "", FULL_BUDDY_NODE_ATTRIBUTES);
+      default -> DrillCluster.Application.PLAIN;
+    };
   }
 
   private LoadBalancer balancer(DrillCluster cluster, Path work) throws Exception {
@@ -155,7 +167,9 @@ final class DrillRunner {
             settings.maxWrites(), new SessionWriters.Shape(false, true, false));
       }
       case BIG_PAGES -> new SessionWriters(user -> balancer, settings.users(), settings.minWrites(), settings.maxWrites(),
-          new SessionWriters.Shape(false, false, false, true));
+          new SessionWriters.Shape(false, false, false, true, 0));
+      case FULL_BUDDY -> new SessionWriters(user -> balancer, settings.users(), settings.minWrites(), settings.maxWrites(),
+          new SessionWriters.Shape(false, true, false, false, FULL_BUDDY_VALUE_BYTES));
       default -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, false);
     };
   }
@@ -174,6 +188,20 @@ final class DrillRunner {
         // The rogue is watched from its start to the end of the load; the owner dies once the rogue's start is over.
         noteFault(new Fault("ROGUE", RogueMember.ROUTE, System.currentTimeMillis()));
         rogue = RogueMember.start(cluster, rogueKnowsTheSecret, progress);
+        kill(cluster, first);
+      }
+      case FULL_BUDDY -> {
+        // Every session starts on n1, whose buddy's store fills: writes that would grow a copy are refused (503)
+        // while earlier ones were stored. Killed then, n1 leaves the buddy's copies as the only ones.
+        String buddy = cluster.status(first).map(NodeStatus::buddy).orElse("nobody");
+        if (!FULL_BUDDY_NODE_ATTRIBUTES.containsKey(buddy)) {
+          throw new IllegalStateException("n1's buddy is " + buddy + ", not the node with the small store");
+        }
+        if (!awaitRefusals(workload, FULL_BUDDY_REFUSALS, FULL_BUDDY_FILLS)) {
+          throw new IllegalStateException("the buddy refused fewer than " + FULL_BUDDY_REFUSALS + " writes within "
+              + FULL_BUDDY_FILLS + ": its store did not fill; see the Tomcat logs");
+        }
+        notes.add("the owner's buddy refused " + unavailable(workload.history()) + " writes (503) before the kill");
         kill(cluster, first);
       }
       case KILL_BUDDY -> {
@@ -212,6 +240,22 @@ final class DrillRunner {
         }
       }
     }
+  }
+
+  /** Waits until {@code count} writes were answered 503; false if not within {@code timeout}. */
+  private static boolean awaitRefusals(Workload workload, int count, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (unavailable(workload.history()) < count) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(200); // the users write between the checks; bounded by the deadline
+    }
+    return true;
+  }
+
+  private static long unavailable(List<Operation> history) {
+    return history.stream().filter(op -> op.kind() == Operation.Kind.WRITE && op.status() == 503).count();
   }
 
   /**

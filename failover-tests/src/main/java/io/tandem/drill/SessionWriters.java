@@ -42,10 +42,12 @@ final class SessionWriters extends UserThreads {
    * @param bigPages each write is answered in a page of 20-200 KiB ({@code bigpage.jsp}): chunked or with a declared
    *     length, flushed halfway or not, storing the write before the page's first byte or after its last, and one
    *     write in four through an asynchronous servlet, each chosen at random
+   * @param valueBytes each written value is padded with dots to this many characters (0: not padded), so that sessions
+   *     take room fast (the full-buddy drill)
    */
-  record Shape(boolean formLogin, boolean sameHome, boolean storm, boolean bigPages) {
+  record Shape(boolean formLogin, boolean sameHome, boolean storm, boolean bigPages, int valueBytes) {
     Shape(boolean formLogin, boolean sameHome, boolean storm) {
-      this(formLogin, sameHome, storm, false);
+      this(formLogin, sameHome, storm, false, 0);
     }
   }
 
@@ -114,7 +116,9 @@ final class SessionWriters extends UserThreads {
 
   private void write(int user, Browser browser, int generation, int n) {
     String key = "k" + (n % KEYS);
-    String value = "u" + user + "-g" + generation + "-" + n;
+    String written = "u" + user + "-g" + generation + "-" + n;
+    String value = written.length() >= shape.valueBytes() ? written
+        : written + "-" + ".".repeat(shape.valueBytes() - written.length() - 1);
     String query = (shape.bigPages() ? bigPage() : page() + "?action=set") + "&name=" + key + "&value=" + value + "&seq=" + n;
     long start = System.currentTimeMillis();
     Pin pin = pins.remove(user);
