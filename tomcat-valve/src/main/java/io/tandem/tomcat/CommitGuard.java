@@ -103,8 +103,7 @@ final class CommitGuard implements ActionHook {
 
   @Override
   public void action(ActionCode code, Object param) {
-    if (phase == Phase.ENDED || coyote.getRequest().getStartTimeNanos() != requestStarted) {
-      stepAside(); // left behind by a response that ended without passing here: only pass on
+    if (!guarding()) {
       processor.action(code, param);
       return;
     }
@@ -120,6 +119,19 @@ final class CommitGuard implements ActionHook {
       }
       default -> processor.action(code, param);
     }
+  }
+
+  /**
+   * Whether this guard still guards its request's response; if not (it ended, or it was left behind by a response
+   * that ended without passing here, an answer at commit that Tomcat finished on its own, and the connector's objects
+   * now serve a later request), it steps aside and everything passes through.
+   */
+  boolean guarding() {
+    if (phase != Phase.ENDED && coyote.getRequest().getStartTimeNanos() == requestStarted) {
+      return true;
+    }
+    stepAside();
+    return false;
   }
 
   /** The connector is about to write body bytes: if they commit the response, replicate first. */

@@ -41,6 +41,9 @@ final class HeldLastByte implements OutputBuffer {
   @Override
   public int doWrite(ByteBuffer chunk) throws IOException {
     int length = chunk.remaining();
+    if (!guard.guarding()) {
+      return connector.doWrite(chunk);
+    }
     guard.beforeBody();
     if (dropping) {
       chunk.position(chunk.limit());

@@ -252,7 +252,7 @@ final class TomcatNode implements AutoCloseable {
             }
           }, "async-test-worker").start();
         }
-        case "/page" -> new Page(request).write(request.getSession(true), response);
+        case "/page", "/page.css" -> new Page(request).write(request.getSession(true), response);
         case "/asyncpage" -> {
           HttpSession session = request.getSession(true);
           Page page = new Page(request);
