@@ -103,15 +103,17 @@ class CommittedResponsesDistributionIT {
   }
 
   /**
-   * The buddy frozen (SIGSTOP): a write it does not acknowledge, stored before the commit, is a 503. The buddy is
-   * woken right after the answer, before the membership's heartbeat timeout could leave the owner alone in its view.
+   * The buddy frozen (SIGSTOP): a write it does not acknowledge, stored before the commit, is a 503, from the request
+   * thread and from an asynchronous servlet alike (whose response would be a 200 had it ended before the buddy's
+   * answer). The buddy is woken right after the answer, before the membership's heartbeat timeout could leave the
+   * owner alone in its view.
    */
-  @Test
+  @ParameterizedTest
   @Order(4)
-  void writeTheFrozenBuddyDoesNotAcknowledge_storedBeforeTheCommit_is503() throws Exception {
-    assertThat(send("/app/session.jsp?action=set&name=k&value=protected").statusCode()).isEqualTo(200);
-    HttpResponse<String> answer = whileTheBuddyIsFrozen(
-        () -> send("/app/bigpage.jsp?name=k&value=v2&set=before&bytes=32768&length=chunked"));
+  @ValueSource(strings = {"/app/bigpage.jsp?bytes=32768&length=chunked", "/app/asyncpage?bytes=100&length=declared"})
+  void writeTheFrozenBuddyDoesNotAcknowledge_storedBeforeTheCommit_is503(String page) throws Exception {
+    awaitProtectedWrite();
+    HttpResponse<String> answer = whileTheBuddyIsFrozen(() -> send(page + "&name=k&value=v2&set=before"));
 
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(503);
     assertThat(answer.headers().firstValue("Retry-After")).isPresent();
@@ -121,10 +123,7 @@ class CommittedResponsesDistributionIT {
   @Test
   @Order(5)
   void writeTheFrozenBuddyDoesNotAcknowledge_storedAfterTheCommit_isAborted() throws Exception {
-    // The freeze of the test before may have made the owner drop the buddy from its view for a while (then it is
-    // alone, and a 200 is right): the buddy must be back first.
-    await().atMost(Duration.ofSeconds(60)).until(() -> lastBuddyChange().endsWith("buddy is now n2"));
-    assertThat(send("/app/session.jsp?action=set&name=k&value=protected").statusCode()).isEqualTo(200);
+    awaitProtectedWrite();
 
     Object answer = whileTheBuddyIsFrozen(() -> {
       try {
@@ -135,6 +134,16 @@ class CommittedResponsesDistributionIT {
     });
 
     assertThat(answer).as("a failed request, not a clean 200").isInstanceOf(IOException.class);
+  }
+
+  /**
+   * A freeze before may have made the owner drop the buddy from its view for a while (then it is alone, and a 200 is
+   * right): the buddy must be back, and the session protected on it, first.
+   */
+  private void awaitProtectedWrite() throws Exception {
+    await().atMost(Duration.ofSeconds(60)).until(() -> lastBuddyChange().endsWith("buddy is now n2"));
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> send("/app/session.jsp?action=set&name=k&value=protected").statusCode() == 200);
   }
 
   private interface Request<T> {
