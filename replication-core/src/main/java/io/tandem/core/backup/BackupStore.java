@@ -1,5 +1,6 @@
 package io.tandem.core.backup;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.Message;
@@ -279,6 +280,7 @@ public final class BackupStore {
   }
 
   /** A later tombstone never lowers the epoch refused, nor forgets that the session ended while the first lives. */
+  @GuardedBy("this")
   private void tombstone(String id, long epoch, boolean ended) {
     long now = clock.millis();
     Tombstone before = tombstones.get(id);
@@ -368,6 +370,7 @@ public final class BackupStore {
         appliedDelta, touchesApplied, touchesUnknown, gaps, stale, refusedInvalidated);
   }
 
+  @GuardedBy("this")
   private Optional<Nack> refuseTombstoned(String id, long epoch) {
     Tombstone tombstone = tombstones.get(id);
     if (tombstone == null || tombstone.epoch() < epoch) {
@@ -385,6 +388,7 @@ public final class BackupStore {
    * A refusal when adding {@code growth} bytes would take the store past its bound; empty when the update may be
    * applied. {@code held} is the copy of {@code id} held now, kept as it is either way.
    */
+  @GuardedBy("this")
   private Optional<Nack> refuseGrowth(String id, HeldBackup held, long growth) {
     if (growth <= 0 || bytesHeld + growth <= maxBytes) {
       return Optional.empty();
@@ -395,6 +399,7 @@ public final class BackupStore {
             + "; " + (held == null ? "a copy of session " + id : "this update of session " + id) + " would add " + growth));
   }
 
+  @GuardedBy("this")
   private Nack stale(HeldBackup held, String id) {
     stale++;
     return new Nack(Nack.Reason.STALE_EPOCH, held.epoch(), held.version(),
@@ -405,6 +410,7 @@ public final class BackupStore {
     return new BackupEntry(held.owner(), held.snapshot());
   }
 
+  @GuardedBy("this")
   private void put(HeldBackup entry) {
     HeldBackup previous = entries.put(entry.id(), entry);
     if (previous != null) {
@@ -413,6 +419,7 @@ public final class BackupStore {
     bytesHeld += entry.size();
   }
 
+  @GuardedBy("this")
   private void remove(String id) {
     HeldBackup previous = entries.remove(id);
     if (previous != null) {

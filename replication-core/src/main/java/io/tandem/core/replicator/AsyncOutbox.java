@@ -1,5 +1,6 @@
 package io.tandem.core.replicator;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.tandem.core.wire.Message;
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -85,8 +86,10 @@ final class AsyncOutbox implements AutoCloseable {
     @GuardedBy("this")
     boolean withdrawn;
 
-    Entry(OwnedSession session) {
+    /** An entry holding {@code first}; not shared until it is published, so its first item is added here. */
+    Entry(OwnedSession session, Object first) {
       this.session = session;
+      items.add(first);
     }
   }
 
@@ -147,8 +150,7 @@ final class AsyncOutbox implements AutoCloseable {
         if (!reserve()) {
           return false;
         }
-        entry = new Entry(session);
-        entry.items.add(new CoalescedUpdate(update)); // not shared yet
+        entry = new Entry(session, new CoalescedUpdate(update));
         if (entries.putIfAbsent(session, entry) == null) {
           order.add(entry);
           return true;
@@ -179,8 +181,7 @@ final class AsyncOutbox implements AutoCloseable {
       Entry entry = entries.get(session);
       if (entry == null) {
         queued.incrementAndGet();
-        entry = new Entry(session);
-        entry.items.add(message);
+        entry = new Entry(session, message);
         if (entries.putIfAbsent(session, entry) == null) {
           order.add(entry);
           return;

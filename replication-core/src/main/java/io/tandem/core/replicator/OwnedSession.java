@@ -1,5 +1,6 @@
 package io.tandem.core.replicator;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.tandem.core.codec.CodecException;
 import io.tandem.core.config.MutationPolicy;
 import io.tandem.core.config.ReplicationScope;
@@ -124,6 +125,7 @@ public final class OwnedSession {
    * is protected changes nothing ASYNC relies on (only SYNC reads the version), so that thread need not wait for a
    * lock a request holds. The answer may be stale at once; a session unprotected meanwhile stays unprotected.
    */
+  @SuppressWarnings("GuardedBy") // the racy read is the point: see above
   boolean isProtectedWithoutLock() {
     return protectedVersion >= 0;
   }

@@ -1,5 +1,6 @@
 package io.tandem.core.replicator;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;

@@ -1,5 +1,6 @@
 package io.tandem.core.replicator;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.tandem.core.logging.RateLimitedLog;
 
 import io.tandem.core.backup.BackupStore;

@@ -1,5 +1,6 @@
 package io.tandem.core.replicator;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.Message;

@@ -1,5 +1,6 @@
 package io.tandem.transport.grizzly;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.tandem.core.logging.RateLimitedLog;
 import io.tandem.core.spi.BackPressureException;
 import io.tandem.core.spi.Member;
@@ -350,6 +351,15 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   }
 
   /**
+   * Whether requests to {@code peer} wait in a queue, read without the lock: {@code waiting} is a concurrent map, and
+   * the fast path's ordering argument (in {@link #request(NodeId, Message, boolean, Duration)}) needs only this read.
+   */
+  @SuppressWarnings("GuardedBy")
+  private boolean queuedWithoutLock(NodeId peer) {
+    return waiting.containsKey(peer);
+  }
+
+  /**
    * @param writeNow the caller writes the frame itself when no other write is under way (see {@link #send})
    * @param timeout how long the reply may take once the request is sent
    */
@@ -363,7 +373,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     // is created only while the peer has no ready connection, and removed only after it was drained onto the ready
     // one; reading "ready" before "waiting" therefore never lets this request overtake a queued one.
     PeerConnection fast = ready.get(peer);
-    if (fast != null && !waiting.containsKey(peer)) {
+    if (fast != null && !queuedWithoutLock(peer)) {
       send(fast, message, reply, writeNow, timeout);
       return reply;
     }

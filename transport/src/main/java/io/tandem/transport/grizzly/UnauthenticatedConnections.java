@@ -1,5 +1,6 @@
 package io.tandem.transport.grizzly;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.HashMap;
 import java.util.Map;
 

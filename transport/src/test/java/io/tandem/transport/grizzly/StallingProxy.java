@@ -1,5 +1,6 @@
 package io.tandem.transport.grizzly;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
