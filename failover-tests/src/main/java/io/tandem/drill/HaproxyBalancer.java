@@ -10,7 +10,7 @@ import java.util.Optional;
 
 /**
  * A real HAProxy in front of the nodes, configured as docs/tomcat.md's load-balancer example: the session id's
- * jvmRoute suffix picks the server, {@code option redispatch} and retries move a request whose connection fails,
+ * jvmRoute suffix picks the server, {@code option redispatch 1} and retries move a request whose connection fails,
  * HTTP health checks take a dead or hung node out of the rotation. Runs as a child process the drill started.
  */
 final class HaproxyBalancer implements LoadBalancer {
@@ -52,7 +52,7 @@ final class HaproxyBalancer implements LoadBalancer {
           timeout client 30s
           timeout server 6s
           retries 2
-          option redispatch
+          option redispatch 1
         frontend tandem
           bind 127.0.0.1:%d
           default_backend tomcats
