@@ -7,7 +7,9 @@ import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.session.Blob;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.EngineRuntime;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Scheduler;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.testing.InMemoryCluster;
 import io.tandem.core.testing.InMemoryNetwork;
@@ -39,7 +41,7 @@ final class EngineCluster implements AutoCloseable {
   final InMemoryCluster cluster = new InMemoryCluster();
   final ReplicationConfig config;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
-  /** How far each node's monotonic clock (real time, on which pauses are measured) was moved on by {@link #freeze}. */
+  /** How far (ms) {@link #freeze} moved each node's ticker (real time; pauses and deadlines are measured on it). */
   private final Map<String, java.util.concurrent.atomic.AtomicLong> monotonic = new ConcurrentHashMap<>();
   /** Each node's index of owned sessions, which counts the lookups by id made through it. */
   private final Map<String, CountingIndex> indexes = new ConcurrentHashMap<>();
@@ -66,8 +68,10 @@ final class EngineCluster implements AutoCloseable {
     java.util.concurrent.atomic.AtomicLong frozen = monotonic.computeIfAbsent(id, k -> new java.util.concurrent.atomic.AtomicLong());
     CountingIndex index = new CountingIndex();
     indexes.put(id, index);
-    ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, clock, listener,
-        () -> System.nanoTime() / 1_000_000 + frozen.get(), index);
+    // The JVM's own ticker, moved on by freeze(): every reader in the engine sees the pause, as in a stopped JVM.
+    EngineRuntime runtime = new EngineRuntime(() -> System.nanoTime() + frozen.get() * 1_000_000, clock,
+        Scheduler.Factory.system());
+    ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, runtime, listener, index);
     engine.start();
     Node node = new Node(engine, codec, listener, transport);
     nodes.put(id, node);
