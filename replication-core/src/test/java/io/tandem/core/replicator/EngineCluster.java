@@ -14,6 +14,7 @@ import io.tandem.core.spi.Transport;
 import io.tandem.core.testing.InMemoryCluster;
 import io.tandem.core.testing.InMemoryNetwork;
 import io.tandem.core.testing.ManualClock;
+import io.tandem.core.testing.ManualScheduler;
 import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.MessageCodec;
 import java.time.Duration;
@@ -40,6 +41,8 @@ final class EngineCluster implements AutoCloseable {
   final InMemoryNetwork network = new InMemoryNetwork();
   final InMemoryCluster cluster = new InMemoryCluster();
   final ReplicationConfig config;
+  /** The engines' ticker and schedulers when the cluster runs in virtual time; null on the JVM's clock and threads. */
+  private final ManualScheduler virtual;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
   /** How far (ms) {@link #freeze} moved each node's ticker (real time; pauses and deadlines are measured on it). */
   private final Map<String, java.util.concurrent.atomic.AtomicLong> monotonic = new ConcurrentHashMap<>();
@@ -47,7 +50,16 @@ final class EngineCluster implements AutoCloseable {
   private final Map<String, CountingIndex> indexes = new ConcurrentHashMap<>();
 
   EngineCluster(ReplicationConfig config, String... nodeIds) throws Exception {
+    this(config, null, nodeIds);
+  }
+
+  /**
+   * @param virtual every engine's ticker and schedulers: its periodic work and timeouts run only when the test moves
+   *     {@code virtual}; null for the JVM's clock and threads. The wall clock is {@link #clock} either way
+   */
+  EngineCluster(ReplicationConfig config, ManualScheduler virtual, String... nodeIds) throws Exception {
     this.config = config;
+    this.virtual = virtual;
     network.setWireHook(this::throughTheCodec);
     for (String id : nodeIds) {
       start(id);
@@ -69,8 +81,8 @@ final class EngineCluster implements AutoCloseable {
     CountingIndex index = new CountingIndex();
     indexes.put(id, index);
     // The JVM's own ticker, moved on by freeze(): every reader in the engine sees the pause, as in a stopped JVM.
-    EngineRuntime runtime = new EngineRuntime(() -> System.nanoTime() + frozen.get() * 1_000_000, clock,
-        Scheduler.Factory.system());
+    EngineRuntime runtime = virtual != null ? new EngineRuntime(virtual.ticker(), clock, virtual)
+        : new EngineRuntime(() -> System.nanoTime() + frozen.get() * 1_000_000, clock, Scheduler.Factory.system());
     ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, runtime, listener, index);
     engine.start();
     Node node = new Node(engine, codec, listener, transport);
@@ -108,6 +120,9 @@ final class EngineCluster implements AutoCloseable {
 
   /** The node's JVM did not run for {@code pause} (as under SIGSTOP): its monotonic clock jumps. */
   void freeze(String id, Duration pause) {
+    if (virtual != null) {
+      throw new UnsupportedOperationException("in virtual time, move the ManualTicker (every engine shares it)");
+    }
     monotonic.get(id).addAndGet(pause.toMillis());
   }
 
