@@ -147,7 +147,7 @@ public final class ReplicationEngine implements AutoCloseable {
       ReplicationListener listener,
       ConcurrentHashMap<String, OwnedSession> ownedById) {
     this.config = Objects.requireNonNull(config, "config");
-    Ticker ticker = runtime.ticker();
+    Ticker ticker = Objects.requireNonNull(runtime, "runtime").ticker();
     // A member whose host refused the redial holds nothing any more: asking it would only make a lookup "unknown".
     this.locator =
         new Locator(transport.localNode(), transport, this::viewWithoutSuspects, config.ackTimeout(), ticker);
