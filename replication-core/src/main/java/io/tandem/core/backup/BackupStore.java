@@ -262,6 +262,7 @@ public final class BackupStore {
    */
   public synchronized OptionalLong endedAt(String id) {
     Tombstone tombstone = tombstones.get(id);
+    // wall clock: see docs/protocol.md 8.4
     boolean ended = tombstone != null && tombstone.ended() && clock.millis() - tombstone.atMillis() <= tombstoneTtl.toMillis();
     return ended ? OptionalLong.of(tombstone.epoch()) : OptionalLong.empty();
   }
@@ -282,7 +283,7 @@ public final class BackupStore {
   /** A later tombstone never lowers the epoch refused, nor forgets that the session ended while the first lives. */
   @GuardedBy("this")
   private void tombstone(String id, long epoch, boolean ended) {
-    long now = clock.millis();
+    long now = clock.millis(); // wall clock: see docs/protocol.md 8.4
     Tombstone before = tombstones.get(id);
     boolean live = before != null && now - before.atMillis() <= tombstoneTtl.toMillis();
     tombstones.put(id, new Tombstone(live ? Math.max(epoch, before.epoch()) : epoch, now, ended || live && before.ended()));
@@ -347,7 +348,7 @@ public final class BackupStore {
    * @return the ids dropped
    */
   public synchronized List<String> expireOrphans(Predicate<NodeId> ownerAlive, long graceMillis) {
-    long now = clock.millis();
+    long now = clock.millis(); // wall clock: see docs/protocol.md 8.4
     List<String> expired = new ArrayList<>();
     for (HeldBackup entry : List.copyOf(entries.values())) {
       if (!ownerAlive.test(entry.owner()) && entry.metadata().isExpiredAt(now, graceMillis)) {
@@ -376,7 +377,7 @@ public final class BackupStore {
     if (tombstone == null || tombstone.epoch() < epoch) {
       return Optional.empty();
     }
-    if (clock.millis() - tombstone.atMillis() > tombstoneTtl.toMillis()) {
+    if (clock.millis() - tombstone.atMillis() > tombstoneTtl.toMillis()) { // wall clock: see docs/protocol.md 8.4
       tombstones.remove(id);
       return Optional.empty();
     }

@@ -34,7 +34,12 @@ public final class RateLimitedLog {
   private long heldBack;
 
   public RateLimitedLog(Logger logger) {
-    this(logger, System::nanoTime, DEFAULT_INTERVAL_NANOS, DEFAULT_MAX_KEYS, DEFAULT_MAX_LINES_PER_INTERVAL);
+    this(logger, System::nanoTime);
+  }
+
+  /** With the default bounds, on {@code nanoClock}: the engine's ticker, so that its log is a function of its time. */
+  public RateLimitedLog(Logger logger, LongSupplier nanoClock) {
+    this(logger, nanoClock, DEFAULT_INTERVAL_NANOS, DEFAULT_MAX_KEYS, DEFAULT_MAX_LINES_PER_INTERVAL);
   }
 
   /** For tests: an injected clock and bounds. */

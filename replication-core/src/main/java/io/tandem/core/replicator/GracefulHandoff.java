@@ -3,6 +3,7 @@ package io.tandem.core.replicator;
 import io.tandem.core.logging.RateLimitedLog;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.MessageCodec;
@@ -43,9 +44,10 @@ final class GracefulHandoff {
   private final RateLimitedLog log;
   /** Called for each session let go of: nothing is left to confirm after a pause. */
   private final Consumer<String> letGo;
+  private final Ticker ticker;
 
   GracefulHandoff(NodeId local, Transport transport, OwnedSessions owned, FlushRules rules, long batchBytes,
-      ReplicationCounters counters, RateLimitedLog log, Consumer<String> letGo) {
+      ReplicationCounters counters, RateLimitedLog log, Consumer<String> letGo, Ticker ticker) {
     this.local = local;
     this.transport = transport;
     this.owned = owned;
@@ -54,11 +56,12 @@ final class GracefulHandoff {
     this.counters = counters;
     this.log = log;
     this.letGo = letGo;
+    this.ticker = ticker;
   }
 
   /** Hands every owned session to {@code to}; returns how many it acknowledged within {@code timeout}. */
   int handOff(NodeId to, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = ticker.read() + timeout.toNanos();
     List<OwnedSession> batch = new ArrayList<>();
     List<SessionSnapshot> snapshots = new ArrayList<>();
     long bytes = 0;
@@ -103,7 +106,7 @@ final class GracefulHandoff {
     try {
       // The handoff's own deadline, not the transport's request timeout (the ack timeout): a buddy that is slow
       // while a node leaves (a loaded machine, a collection pause) is waited for, as the container allows.
-      Duration left = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
+      Duration left = Duration.ofNanos(Math.max(1, deadline - ticker.read()));
       Message reply = transport.request(to, new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, snapshots), left)
           .get(left.toNanos(), TimeUnit.NANOSECONDS);
       if (!(reply instanceof Message.Ack)) {

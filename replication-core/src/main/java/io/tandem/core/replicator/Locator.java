@@ -2,6 +2,7 @@ package io.tandem.core.replicator;
 
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import java.time.Duration;
@@ -24,12 +25,14 @@ final class Locator {
   private final Transport transport;
   private final Supplier<MembershipView> view;
   private final Duration ackTimeout;
+  private final Ticker ticker;
 
-  Locator(NodeId local, Transport transport, Supplier<MembershipView> view, Duration ackTimeout) {
+  Locator(NodeId local, Transport transport, Supplier<MembershipView> view, Duration ackTimeout, Ticker ticker) {
     this.local = local;
     this.transport = transport;
     this.view = view;
     this.ackTimeout = ackTimeout;
+    this.ticker = ticker;
   }
 
   /**
@@ -53,10 +56,10 @@ final class Locator {
         asked.put(member, transport.request(member, new Message.Locate(id)));
       }
     }
-    long deadline = System.nanoTime() + ackTimeout.toNanos();
+    long deadline = ticker.read() + ackTimeout.toNanos();
     for (Map.Entry<NodeId, CompletableFuture<Message>> reply : asked.entrySet()) {
       try {
-        Message answer = reply.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        Message answer = reply.getValue().get(Math.max(0, deadline - ticker.read()), TimeUnit.NANOSECONDS);
         if (answer instanceof Message.LocateReply found) {
           answers.put(reply.getKey(), found);
         } else {

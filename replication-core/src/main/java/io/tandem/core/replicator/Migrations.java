@@ -6,6 +6,7 @@ import io.tandem.core.logging.RateLimitedLog;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
@@ -76,13 +77,14 @@ final class Migrations {
    */
   private final RecentIds handedAway;
   private final long ackTimeoutNanos;
+  private final Ticker ticker;
 
   static final int HANDED_AWAY_CAPACITY = 100_000;
 
   Migrations(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       PendingInvalidations invalidations, Quarantine quarantine, Locator locator, StateTransfer stateTransfer,
-      LeftoverCopies leftovers, FlushRules rules, ReplicationCounters counters, RateLimitedLog log, UnknownSessions unknown, InstantSource clock,
-      Engine engine) {
+      LeftoverCopies leftovers, FlushRules rules, ReplicationCounters counters, RateLimitedLog log,
+      UnknownSessions unknown, InstantSource clock, Ticker ticker, Engine engine) {
     this.transport = transport;
     this.local = transport.localNode();
     this.owned = owned;
@@ -97,6 +99,7 @@ final class Migrations {
     // whole node's sessions handed away at once in a rolling restart.
     this.handedAway = new RecentIds(clock, config.tombstoneTtl(), HANDED_AWAY_CAPACITY);
     this.ackTimeoutNanos = config.ackTimeout().toNanos();
+    this.ticker = ticker;
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
         counters, log, unknown, engine::view, this::promote, handedAway::contains, this::onlyCopyHere);
   }
@@ -245,9 +248,9 @@ final class Migrations {
    * some 100 ms after the kill) and its host then refused a redial: it died, as the view will say in a moment.
    */
   private Optional<Acquisition> unlessTheOwnerJustDied(NodeId owner, Supplier<Acquisition> ask) {
-    long asked = System.nanoTime();
+    long asked = ticker.read();
     Acquisition answer = ask.get();
-    if (answer.unavailable().isEmpty() || System.nanoTime() - asked >= ackTimeoutNanos || !awaitGone(owner)) {
+    if (answer.unavailable().isEmpty() || ticker.read() - asked >= ackTimeoutNanos || !awaitGone(owner)) {
       return Optional.of(answer);
     }
     return Optional.empty();

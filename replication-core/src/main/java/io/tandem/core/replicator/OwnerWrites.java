@@ -4,6 +4,8 @@ import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.logging.RateLimitedLog;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Scheduler;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
@@ -82,6 +84,10 @@ final class OwnerWrites {
   private final ReplicationCounters counters;
   private final RateLimitedLog log;
   private final InstantSource clock;
+  /** Deadlines of the waits below; the waits themselves block in real time (docs/protocol.md, "Time and threads"). */
+  private final Ticker ticker;
+  /** Where {@link #end} arms the timeout of the future it returns. */
+  private final Scheduler timeouts;
   private final Engine engine;
   /**
    * {@code ackTimeout} + {@code settleTimeout}, the longest a SYNC request waits in all, and how long an ASYNC update's
@@ -92,7 +98,8 @@ final class OwnerWrites {
   /** @param outbox the ASYNC queue, or null in SYNC mode */
   OwnerWrites(ReplicationConfig config, Transport transport, FlushRules rules, OwnedSessions owned,
       TouchCoalescer touches, AsyncOutbox outbox, PendingInvalidations invalidations, ViewChanges views,
-      ReplicationCounters counters, RateLimitedLog log, InstantSource clock, Engine engine) {
+      ReplicationCounters counters, RateLimitedLog log, InstantSource clock, Ticker ticker, Scheduler timeouts,
+      Engine engine) {
     this.config = config;
     this.transport = transport;
     this.rules = rules;
@@ -104,6 +111,8 @@ final class OwnerWrites {
     this.counters = counters;
     this.log = log;
     this.clock = clock;
+    this.ticker = ticker;
+    this.timeouts = timeouts;
     this.engine = engine;
     this.syncWait = config.ackTimeout().plus(config.settleTimeout());
   }
@@ -131,7 +140,7 @@ final class OwnerWrites {
           if (prepared.touch() != null) {
             SessionMetadata metadata = prepared.metadata();
             long lag = config.touchLagBound(metadata.maxInactiveIntervalSeconds()).toMillis();
-            touches.add(prepared.touch(), clock.millis() + lag);
+            touches.add(prepared.touch(), clock.millis() + lag); // wall clock: see docs/protocol.md 8.4
           }
           // A parallel request's update may carry this request's changes: it must be acknowledged first.
           awaited = outbox == null ? session.unconfirmedSend() : null;
@@ -197,7 +206,7 @@ final class OwnerWrites {
    */
   private FlushOutcome awaitConfirmed(OwnedSession session, OwnedSession.InFlight first) {
     OwnedSession.InFlight attempt = first;
-    long settleDeadline = System.nanoTime() + syncWait().toNanos();
+    long settleDeadline = ticker.read() + syncWait().toNanos();
     boolean gapResent = false;
     while (true) {
       long viewSeen = views.current();
@@ -223,7 +232,7 @@ final class OwnerWrites {
         Thread.currentThread().interrupt();
         return unconfirmed(session, "interrupted while waiting for the buddy");
       }
-      long now = System.nanoTime();
+      long now = ticker.read();
       // A gap is the protocol working (the buddy lacked the base of a delta): the first one is re-sent in full at
       // once, whatever the deadline.
       boolean immediate = failure == Failure.GAP && !gapResent;
@@ -259,7 +268,7 @@ final class OwnerWrites {
   private Message awaitReply(OwnedSession session, OwnedSession.InFlight attempt, long deadline)
       throws ExecutionException, TimeoutException, InterruptedException {
     CompletableFuture<Message> reply = attempt.reply();
-    long firstWait = Math.min(config.ackTimeout().toNanos(), deadline - System.nanoTime());
+    long firstWait = Math.min(config.ackTimeout().toNanos(), deadline - ticker.read());
     try {
       return reply.get(Math.max(0, firstWait), TimeUnit.NANOSECONDS);
     } catch (TimeoutException slow) {
@@ -269,7 +278,7 @@ final class OwnerWrites {
           + " stays the buddy and its connection stays open, at most " + syncWait().toMillis() + "ms in all");
     }
     while (true) {
-      long left = deadline - System.nanoTime();
+      long left = deadline - ticker.read();
       if (left <= 0 || !attempt.to().equals(engine.buddy())) {
         throw new TimeoutException("no acknowledgement from " + attempt.to().value());
       }
@@ -438,8 +447,21 @@ final class OwnerWrites {
       }
       sendInvalidation(to, invalidate);
     }
-    return acknowledged.copy().completeOnTimeout(FlushOutcome.UNCONFIRMED, config.ackTimeout().toMillis(),
-        TimeUnit.MILLISECONDS);
+    return unconfirmedAfterAckTimeout(acknowledged.copy());
+  }
+
+  /**
+   * {@code outcome}, completed UNCONFIRMED if nothing completed it within the ack timeout, as {@code completeOnTimeout}
+   * did, and armed on the engine's {@link Scheduler.Lane#TIMEOUTS} lane: the simulation runs it in virtual time, and
+   * production on the JDK's shared delay thread, where {@code completeOnTimeout} ran it.
+   */
+  private CompletableFuture<FlushOutcome> unconfirmedAfterAckTimeout(CompletableFuture<FlushOutcome> outcome) {
+    if (!outcome.isDone()) {
+      Scheduler.Cancellable timeout = timeouts.schedule(() -> outcome.complete(FlushOutcome.UNCONFIRMED),
+          config.ackTimeout());
+      outcome.whenComplete((done, failure) -> timeout.cancel());
+    }
+    return outcome;
   }
 
   CompletionStage<Message> sendInvalidation(NodeId to, Message.Invalidate invalidate) {

@@ -1,12 +1,12 @@
 package io.tandem.core.replicator;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.tandem.core.spi.Ticker;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -35,8 +35,8 @@ import java.util.function.Supplier;
  * </ul>
  */
 final class PauseGuard {
-  /** Monotonic milliseconds: a wall clock set back or forth must not look like a pause. */
-  private final LongSupplier clock;
+  /** Monotonic, read in milliseconds: a wall clock set back or forth must not look like a pause. */
+  private final Ticker ticker;
   private final long thresholdMillis;
   private final long settleMillis;
   private final AtomicLong lastSeenMillis;
@@ -51,16 +51,20 @@ final class PauseGuard {
    * @param settle how long after a pause quarantine lasts at least, so the membership's own churn (the node first
    *     seeing itself alone, then merging back) is over before it trusts a view again
    */
-  PauseGuard(LongSupplier monotonicMillis, Duration threshold, Duration settle) {
-    this.clock = monotonicMillis;
+  PauseGuard(Ticker ticker, Duration threshold, Duration settle) {
+    this.ticker = ticker;
     this.thresholdMillis = threshold.toMillis();
     this.settleMillis = settle.toMillis();
-    this.lastSeenMillis = new AtomicLong(clock.getAsLong());
+    this.lastSeenMillis = new AtomicLong(nowMillis());
+  }
+
+  private long nowMillis() {
+    return ticker.read() / 1_000_000;
   }
 
   /** Starts measuring from now: the time between building the engine and starting it is no pause. */
   synchronized void start() {
-    lastSeenMillis.accumulateAndGet(clock.getAsLong(), Math::max);
+    lastSeenMillis.accumulateAndGet(nowMillis(), Math::max);
   }
 
   /**
@@ -69,7 +73,7 @@ final class PauseGuard {
    */
   long observe(Supplier<Collection<String>> ownedNow) {
     long last = lastSeenMillis.get(); // read before the clock: a pause between the two reads counts as one
-    long now = clock.getAsLong();
+    long now = nowMillis();
     if (now - last <= thresholdMillis) {
       if (now > last) {
         lastSeenMillis.compareAndSet(last, now); // lost: another thread moved it on, as far or nearly
@@ -80,7 +84,7 @@ final class PauseGuard {
   }
 
   private synchronized long recordPause(Supplier<Collection<String>> ownedNow) {
-    long now = clock.getAsLong();
+    long now = nowMillis();
     long gap = now - lastSeenMillis.get();
     if (gap <= thresholdMillis) {
       return 0; // another thread recorded this pause while this one waited for the lock
@@ -98,7 +102,7 @@ final class PauseGuard {
    * looks the same whether they died or this node was cut off from them.
    */
   synchronized void isolated(Collection<String> ownedNow) {
-    pauseEndedMillis = clock.getAsLong();
+    pauseEndedMillis = nowMillis();
     quarantined = true;
     anySuspect = true;
     suspects.addAll(ownedNow);
@@ -140,7 +144,7 @@ final class PauseGuard {
 
   /** Lifts quarantine once the pause is {@code settle} old and the node sees other members; true if it just did. */
   synchronized boolean liftIfSettled(boolean othersInView) {
-    if (quarantined && othersInView && clock.getAsLong() - pauseEndedMillis >= settleMillis) {
+    if (quarantined && othersInView && nowMillis() - pauseEndedMillis >= settleMillis) {
       quarantined = false;
       return true;
     }

@@ -2,6 +2,7 @@ package io.tandem.core.replicator;
 
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.wire.Message;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -11,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -67,13 +67,13 @@ final class Quarantine {
   /** The ids owned now, asked for only when a pause is recorded; one instance, not one per request. */
   private final Supplier<Collection<String>> ownedIds;
 
-  Quarantine(NodeId local, Duration threshold, LongSupplier monotonicMillis, OwnedSessions owned, Locator locator,
+  Quarantine(NodeId local, Duration threshold, Ticker ticker, OwnedSessions owned, Locator locator,
       Supplier<MembershipView> view, ReplicationCounters counters, Engine engine) {
     this.local = local;
     this.threshold = threshold;
-    this.pauses = new PauseGuard(monotonicMillis, threshold, settleAfter(threshold));
+    this.pauses = new PauseGuard(ticker, threshold, settleAfter(threshold));
     // Members that went silent together leave the view within about one failure detection of each other.
-    this.shrinks = new ViewShrinkDetector(monotonicMillis, threshold.multipliedBy(2));
+    this.shrinks = new ViewShrinkDetector(ticker, threshold.multipliedBy(2));
     this.owned = owned;
     this.locator = locator;
     this.view = view;

@@ -11,11 +11,14 @@ import io.tandem.core.ring.BuddyRing;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.session.SessionSource;
+import io.tandem.core.spi.EngineRuntime;
 import io.tandem.core.spi.Membership;
 import io.tandem.core.spi.Member;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.PeerWatcher;
+import io.tandem.core.spi.Scheduler;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
@@ -32,10 +35,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The container-independent replication engine of one node: the owner side (flush each request's changes to the
@@ -52,8 +52,11 @@ import java.util.function.LongSupplier;
  *   <li>Each {@link OwnedSession} guards its own state; the engine holds that lock while it prepares an update and
  *       hands it to the transport or the async queue, so a session's updates leave in version order. The async
  *       queue's one sender thread sends without it ({@link AsyncOutbox}).
- *   <li>The maintenance executor ({@code tandem-maintenance-<node>}) runs the tick (touch batches, orphan expiry,
- *       repairs, retried invalidations) and the state transfer; it is the only thread that builds bulk batches.
+ *   <li>The maintenance scheduler ({@link Scheduler.Lane#MAINTENANCE}, in production the thread {@code
+ *       tandem-maintenance-<node>}) runs the tick (touch batches, orphan expiry, repairs, retried invalidations) and
+ *       the state transfer; it is the only one that builds bulk batches.
+ *   <li>Time and threads come from the {@link EngineRuntime}: the engine reads no clock of the JVM's and starts no
+ *       thread of its own for its periodic work (docs/protocol.md, "Time and threads", lists what still blocks).
  *   <li>{@code unackedInvalidations} and {@code releaseAfterProtection} are concurrent maps; entries are removed by
  *       whichever thread sees the ack.
  * </ul>
@@ -74,22 +77,23 @@ public final class ReplicationEngine implements AutoCloseable {
   private final ReplicationListener listener;
   private final NodeId local;
   private final ReplicationCounters counters = new ReplicationCounters();
-  private final RateLimitedLog log = new RateLimitedLog(LOG);
+  private final RateLimitedLog log;
   private final FlushRules rules;
   private final OwnedSessions owned;
   private final BackupStore backups;
   private final TouchCoalescer touches = new TouchCoalescer();
-  private final ScheduledExecutorService maintenance;
+  private final Scheduler maintenance;
   /**
-   * The pause check's own thread. On the maintenance thread it waited behind ticks, which take each session's lock in
-   * turn: a tick held up by busy sessions looked like a JVM pause and put the node in quarantine.
+   * The pause check's own lane (a thread in production). On the maintenance thread it waited behind ticks, which
+   * take each session's lock in turn: a tick held up by busy sessions looked like a JVM pause and put the node in
+   * quarantine.
    */
-  private final ScheduledExecutorService pauseWatch;
+  private final Scheduler pauseWatch;
   private final AsyncOutbox outbox;
   private final StateTransfer stateTransfer;
   private final IncomingRequests incoming;
   private final PendingInvalidations invalidations = new PendingInvalidations();
-  private final ViewChanges views = new ViewChanges();
+  private final ViewChanges views;
   private final OwnerWrites writes;
   private final Map<OwnedSession, NodeId> releaseAfterProtection = new ConcurrentHashMap<>();
   private final Locator locator;
@@ -106,6 +110,9 @@ public final class ReplicationEngine implements AutoCloseable {
   /** Written only under {@code ringLock} (see {@link #followRing}); read by anyone without it. */
   private volatile NodeId buddy;
 
+  /** Set by {@link #close}: a closed scheduler drops tasks, and {@link #runMaintenance} must not wait for one. */
+  private volatile boolean closed;
+
   public ReplicationEngine(
       ReplicationConfig config,
       Transport transport,
@@ -113,19 +120,22 @@ public final class ReplicationEngine implements AutoCloseable {
       AttributeCodec codec,
       InstantSource clock,
       ReplicationListener listener) {
-    this(config, transport, membership, codec, clock, listener, () -> System.nanoTime() / 1_000_000);
+    this(config, transport, membership, codec, EngineRuntime.system(clock), listener);
   }
 
-  /** With the monotonic clock pauses are measured on: tests freeze the engine by moving it. */
-  ReplicationEngine(
+  /**
+   * On the time and threads of {@code runtime}: its ticker measures pauses and deadlines, its wall clock dates
+   * sessions and tombstones, and its schedulers run the maintenance tick, the pause watch and the engine's timeouts.
+   * Tests and the simulation move a manual runtime; {@link EngineRuntime#system} is what the other constructor uses.
+   */
+  public ReplicationEngine(
       ReplicationConfig config,
       Transport transport,
       Membership membership,
       AttributeCodec codec,
-      InstantSource clock,
-      ReplicationListener listener,
-      LongSupplier monotonicMillis) {
-    this(config, transport, membership, codec, clock, listener, monotonicMillis, new ConcurrentHashMap<>());
+      EngineRuntime runtime,
+      ReplicationListener listener) {
+    this(config, transport, membership, codec, runtime, listener, new ConcurrentHashMap<>());
   }
 
   /** With the index of owned sessions by id given: tests count the lookups a request makes. */
@@ -134,23 +144,28 @@ public final class ReplicationEngine implements AutoCloseable {
       Transport transport,
       Membership membership,
       AttributeCodec codec,
-      InstantSource clock,
+      EngineRuntime runtime,
       ReplicationListener listener,
-      LongSupplier monotonicMillis,
       ConcurrentHashMap<String, OwnedSession> ownedById) {
     this.config = Objects.requireNonNull(config, "config");
+    Ticker ticker = Objects.requireNonNull(runtime, "runtime").ticker();
     // A member whose host refused the redial holds nothing any more: asking it would only make a lookup "unknown".
-    this.locator = new Locator(transport.localNode(), transport, this::viewWithoutSuspects, config.ackTimeout());
+    this.locator =
+        new Locator(transport.localNode(), transport, this::viewWithoutSuspects, config.ackTimeout(), ticker);
     this.transport = Objects.requireNonNull(transport, "transport");
     this.membership = Objects.requireNonNull(membership, "membership");
-    this.clock = Objects.requireNonNull(clock, "clock");
+    this.clock = runtime.wallClock();
     this.listener = Objects.requireNonNull(listener, "listener");
     this.local = transport.localNode();
+    this.log = new RateLimitedLog(LOG, ticker::read);
+    this.views = new ViewChanges(ticker);
     this.rules = new FlushRules(config, codec, listener, counters, log);
     this.owned = new OwnedSessions(clock, ownedById);
     this.backups = new BackupStore(clock, config.tombstoneTtl(), config.maxBackupBytes());
-    this.maintenance = Executors.newSingleThreadScheduledExecutor(daemon("tandem-maintenance-" + local.value()));
-    this.pauseWatch = Executors.newSingleThreadScheduledExecutor(daemon("tandem-pause-watch-" + local.value()));
+    this.maintenance = runtime.schedulers().create(Scheduler.Lane.MAINTENANCE, local);
+    this.pauseWatch = runtime.schedulers().create(Scheduler.Lane.PAUSE_WATCH, local);
+    // Not closed with the engine: a timeout armed before close still completes the future it guards.
+    Scheduler timeouts = runtime.schedulers().create(Scheduler.Lane.TIMEOUTS, local);
     this.outbox =
         config.mode() == ReplicationMode.ASYNC
             ? new AsyncOutbox(config.asyncQueueCapacity(), AsyncOutbox.MAX_IN_FLIGHT,
@@ -159,7 +174,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 (session, item, more) -> writes().sendQueued(session, item, more))
             : null;
     this.writes = new OwnerWrites(config, transport, rules, owned, touches, outbox, invalidations, views, counters, log,
-        clock, new OwnerWrites.Engine() {
+        clock, ticker, timeouts, new OwnerWrites.Engine() {
           @Override
           public NodeId buddy() {
             return buddy;
@@ -232,7 +247,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 sessions.forEach(owned::markUnprotected);
               }
             });
-    this.quarantine = new Quarantine(local, config.pauseThreshold(), monotonicMillis, owned, locator, () -> view, counters,
+    this.quarantine = new Quarantine(local, config.pauseThreshold(), ticker, owned, locator, () -> view, counters,
         new Quarantine.Engine() {
           @Override
           public void fence(OwnedSession session, String reason) {
@@ -284,7 +299,7 @@ public final class ReplicationEngine implements AutoCloseable {
     this.unknown = new UnknownSessions(clock, max(config.settleTimeout(), Duration.ofSeconds(1)));
     this.leftovers = new LeftoverCopies(local, backups, locator, this::viewWithoutSuspects, this::adopt);
     this.migrations = new Migrations(config, transport, owned, backups, invalidations, quarantine, locator, stateTransfer,
-        leftovers, rules, counters, log, unknown, clock, new Migrations.Engine() {
+        leftovers, rules, counters, log, unknown, clock, ticker, new Migrations.Engine() {
           @Override
           public NodeId buddy() {
             return buddy;
@@ -308,18 +323,10 @@ public final class ReplicationEngine implements AutoCloseable {
 
           @Override
           public boolean awaitGone(NodeId peer, long nanos) throws InterruptedException {
-            long deadline = System.nanoTime() + nanos;
-            while (true) {
-              long seen = views.current(); // before looking: a change after the look ends the wait below
+            return views.awaitUntil(() -> {
               MembershipView current = viewWithoutSuspects();
-              if (current == null || !current.contains(peer)) {
-                return true;
-              }
-              long left = deadline - System.nanoTime();
-              if (left <= 0 || !views.awaitChange(seen, left)) {
-                return false;
-              }
-            }
+              return current == null || !current.contains(peer);
+            }, nanos);
           }
 
           @Override
@@ -335,19 +342,11 @@ public final class ReplicationEngine implements AutoCloseable {
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
         quarantine::isSuspect, unknown::appeared, counters, log);
     this.handoff = new GracefulHandoff(local, transport, owned, rules, config.stateTransferBatchBytes(), counters, log,
-        quarantine::forget);
+        quarantine::forget, ticker);
   }
 
   private static Duration max(Duration a, Duration b) {
     return a.compareTo(b) >= 0 ? a : b;
-  }
-
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   /** The view replication works with: without the members the transport found gone ({@link SuspectedPeers}). */
@@ -376,11 +375,11 @@ public final class ReplicationEngine implements AutoCloseable {
     }
     membership.start();
     quarantine.start();
-    long pauseCheck = Math.max(10, config.pauseThreshold().toMillis() / 10);
-    pauseWatch.scheduleAtFixedRate(quarantine::checkPause, pauseCheck, pauseCheck, TimeUnit.MILLISECONDS);
+    Duration pauseCheck = Duration.ofMillis(Math.max(10, config.pauseThreshold().toMillis() / 10));
+    pauseWatch.scheduleAtFixedRate(quarantine::checkPause, pauseCheck, pauseCheck);
     membership.addViewListener(this::onView);
-    long period = config.maintenanceInterval().toMillis();
-    maintenance.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
+    Duration period = Duration.ofMillis(config.maintenanceInterval().toMillis());
+    maintenance.scheduleWithFixedDelay(this::tickSafely, period, period);
   }
 
   public NodeId localNode() {
@@ -687,11 +686,7 @@ public final class ReplicationEngine implements AutoCloseable {
       // The ring names another member heir: these copies may be older than the owner's last 200s (see LeftoverCopies).
       LOG.log(Level.INFO, "Node {0}: owner {1} is gone; the copies held here are left from when this node was its buddy,"
           + " and are adopted only if no other member holds them as new", local.value(), deadOwner.value());
-      try {
-        maintenance.execute(() -> confirmLeftovers(view));
-      } catch (java.util.concurrent.RejectedExecutionException closing) {
-        // the engine is closing: nothing is adopted any more
-      }
+      maintenance.execute(() -> confirmLeftovers(view)); // dropped once the engine closed: nothing is adopted then
       return;
     }
     List<BackupStore.BackupEntry> held = backups.heldFor(deadOwner);
@@ -809,10 +804,16 @@ public final class ReplicationEngine implements AutoCloseable {
 
   // ---- maintenance --------------------------------------------------------------------------------------------
 
-  /** Runs one maintenance tick on the maintenance thread and waits for it; for tests that move a manual clock. */
+  /**
+   * Runs one maintenance tick on the maintenance scheduler and waits for it; for tests that move a manual clock on
+   * the production schedulers. It blocks: on a {@code ManualScheduler} a test advances the scheduler instead.
+   */
   public void runMaintenance() {
+    if (closed) {
+      throw new RejectedExecutionException("engine " + local.value() + " is closed"); // as its executor refused before
+    }
     try {
-      maintenance.submit(this::tick).get();
+      CompletableFuture.runAsync(this::tick, maintenance::execute).get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {
@@ -856,7 +857,7 @@ public final class ReplicationEngine implements AutoCloseable {
   }
 
   private void tick() {
-    long now = clock.millis();
+    long now = clock.millis(); // wall clock: see docs/protocol.md 8.4 (touch deadlines; an adopted session's expiry)
     NodeId to = buddy;
     MembershipView current = view;
     if (quarantine.active()) {
@@ -956,8 +957,9 @@ public final class ReplicationEngine implements AutoCloseable {
     if (outbox != null) {
       outbox.close();
     }
-    maintenance.shutdownNow();
-    pauseWatch.shutdownNow();
+    closed = true;
+    maintenance.close();
+    pauseWatch.close();
     membership.close();
     transport.close();
   }

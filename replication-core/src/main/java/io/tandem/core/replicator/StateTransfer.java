@@ -3,9 +3,11 @@ package io.tandem.core.replicator;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Scheduler;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.BulkTransfer;
 import io.tandem.core.wire.MessageCodec;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -14,8 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -32,10 +32,11 @@ import java.util.stream.Collectors;
  * every tick. A copy still over the limit (a session whose metadata alone is) is skipped, not sent.
  *
  * <p>Implementation notes: {@code queue}, {@code inFlight}, {@code pumpScheduled} and {@code carried} are guarded by
- * {@code this}; batches are built and sent on the engine's maintenance executor, replies arrive on transport threads.
+ * {@code this}; batches are built and sent on the engine's maintenance scheduler ({@link Scheduler.Lane#MAINTENANCE}),
+ * replies arrive on transport threads.
  */
 final class StateTransfer {
-  private final ScheduledExecutorService executor;
+  private final Scheduler scheduler;
   private final TokenBucket bucket;
   private final long batchBytes;
   private final Supplier<Optional<NodeId>> buddy;
@@ -70,14 +71,14 @@ final class StateTransfer {
   }
 
   StateTransfer(
-      ScheduledExecutorService executor,
+      Scheduler scheduler,
       TokenBucket bucket,
       long batchBytes,
       Supplier<Optional<NodeId>> buddy,
       BiFunction<NodeId, Message, CompletableFuture<Message>> send,
       FlushRules rules,
       Callbacks callbacks) {
-    this.executor = executor;
+    this.scheduler = scheduler;
     this.bucket = bucket;
     this.batchBytes = batchBytes;
     this.buddy = buddy;
@@ -102,7 +103,7 @@ final class StateTransfer {
       return;
     }
     pumpScheduled = true;
-    executor.schedule(this::pump, delayMillis, TimeUnit.MILLISECONDS);
+    scheduler.schedule(this::pump, Duration.ofMillis(delayMillis));
   }
 
   private synchronized OwnedSession poll() {

@@ -1,18 +1,22 @@
 package io.tandem.core.replicator;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.time.InstantSource;
 
 /**
  * Paces state transfer to a byte rate so re-protection after a view change leaves live traffic its budget. The
  * bucket may go into debt by one batch: a batch is never split, the next one just waits longer.
  *
- * <p>Implementation notes: guarded by {@code this}.
+ * <p>Implementation notes: guarded by {@code this}. Refilled by the wall clock (docs/protocol.md 8.4: a step back
+ * stalls it until the clock catches up).
  */
 final class TokenBucket {
   private final InstantSource clock;
   private final long bytesPerSecond;
   private final long capacity;
+  @GuardedBy("this")
   private double tokens;
+  @GuardedBy("this")
   private long lastRefillMillis;
 
   TokenBucket(InstantSource clock, long bytesPerSecond, long capacity) {
@@ -20,7 +24,7 @@ final class TokenBucket {
     this.bytesPerSecond = bytesPerSecond;
     this.capacity = capacity;
     this.tokens = capacity;
-    this.lastRefillMillis = clock.millis();
+    this.lastRefillMillis = clock.millis(); // wall clock: see docs/protocol.md 8.4
   }
 
   /** Milliseconds until a send may start; zero when it may start now. */
@@ -34,8 +38,9 @@ final class TokenBucket {
     tokens -= bytes;
   }
 
+  @GuardedBy("this")
   private void refill() {
-    long now = clock.millis();
+    long now = clock.millis(); // wall clock: see docs/protocol.md 8.4
     if (now > lastRefillMillis) {
       tokens = Math.min(capacity, tokens + (now - lastRefillMillis) * bytesPerSecond / 1000.0);
       lastRefillMillis = now;

@@ -51,12 +51,13 @@ final class UnknownSessions {
   /** A new view was installed: sessions may have moved, so nothing found missing before it still counts. */
   synchronized void viewChanged() {
     viewChanges++;
-    viewChangedAt = clock.millis();
+    viewChangedAt = clock.millis(); // wall clock: see docs/protocol.md 8.4
     ids.clear();
   }
 
   /** Whether the last view change is recent enough that sessions may still be moving (true before the first view). */
   synchronized boolean viewRecentlyChanged() {
+    // wall clock: see docs/protocol.md 8.4
     return viewChangedAt == Long.MIN_VALUE || clock.millis() - viewChangedAt < settleMillis;
   }
 

@@ -1,9 +1,9 @@
 package io.tandem.core.replicator;
 
+import io.tandem.core.spi.Ticker;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.function.LongSupplier;
 
 /**
  * Tells when this node's view lost at least half of its members at once, or within a short window: failure
@@ -13,13 +13,13 @@ import java.util.function.LongSupplier;
  * <p>Implementation notes: called only from the membership thread (views are delivered in order, one at a time).
  */
 final class ViewShrinkDetector {
-  private final LongSupplier clock;
+  private final Ticker ticker;
   private final long windowMillis;
   /** {until when the view was current (for the newest: when it began), its size}, oldest first. */
   private final Deque<long[]> recent = new ArrayDeque<>();
 
-  ViewShrinkDetector(LongSupplier monotonicMillis, Duration window) {
-    this.clock = monotonicMillis;
+  ViewShrinkDetector(Ticker ticker, Duration window) {
+    this.ticker = ticker;
     this.windowMillis = window.toMillis();
   }
 
@@ -28,7 +28,7 @@ final class ViewShrinkDetector {
    * the window, had three members or more and at least twice this many.
    */
   boolean lostMajority(int size) {
-    long now = clock.getAsLong();
+    long now = ticker.read() / 1_000_000;
     if (!recent.isEmpty()) {
       recent.peekLast()[0] = now; // the view being replaced was current until now
     }

@@ -13,6 +13,8 @@ import io.tandem.core.session.SessionSource;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.RequestHandler;
+import io.tandem.core.spi.Scheduler;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import java.time.Clock;
@@ -63,7 +65,8 @@ class AsyncInvalidationBacklogTest {
     outbox = new AsyncOutbox(1_000, WINDOW, TimeUnit.SECONDS.toNanos(60), "tandem-async-test",
         (session, item, more) -> writes.get().sendQueued(session, item, more));
     writes.set(new OwnerWrites(config, transport, rules, owned, new TouchCoalescer(), outbox,
-        new PendingInvalidations(), new ViewChanges(), counters, log, Clock.systemUTC(), new FixedBuddy()));
+        new PendingInvalidations(), new ViewChanges(Ticker.system()), counters, log, Clock.systemUTC(), Ticker.system(),
+        Scheduler.Factory.system().create(Scheduler.Lane.TIMEOUTS, new NodeId("n1")), new FixedBuddy()));
     outbox.start();
 
     OwnedSession leaving = null;

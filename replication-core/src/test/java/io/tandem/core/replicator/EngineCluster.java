@@ -7,11 +7,14 @@ import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.session.Blob;
 import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.EngineRuntime;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Scheduler;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.testing.InMemoryCluster;
 import io.tandem.core.testing.InMemoryNetwork;
 import io.tandem.core.testing.ManualClock;
+import io.tandem.core.testing.ManualScheduler;
 import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.MessageCodec;
 import java.time.Duration;
@@ -38,14 +41,25 @@ final class EngineCluster implements AutoCloseable {
   final InMemoryNetwork network = new InMemoryNetwork();
   final InMemoryCluster cluster = new InMemoryCluster();
   final ReplicationConfig config;
+  /** The engines' ticker and schedulers when the cluster runs in virtual time; null on the JVM's clock and threads. */
+  private final ManualScheduler virtual;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
-  /** How far each node's monotonic clock (real time, on which pauses are measured) was moved on by {@link #freeze}. */
+  /** How far (ms) {@link #freeze} moved each node's ticker (real time; pauses and deadlines are measured on it). */
   private final Map<String, java.util.concurrent.atomic.AtomicLong> monotonic = new ConcurrentHashMap<>();
   /** Each node's index of owned sessions, which counts the lookups by id made through it. */
   private final Map<String, CountingIndex> indexes = new ConcurrentHashMap<>();
 
   EngineCluster(ReplicationConfig config, String... nodeIds) throws Exception {
+    this(config, null, nodeIds);
+  }
+
+  /**
+   * @param virtual every engine's ticker and schedulers: its periodic work and timeouts run only when the test moves
+   *     {@code virtual}; null for the JVM's clock and threads. The wall clock is {@link #clock} either way
+   */
+  EngineCluster(ReplicationConfig config, ManualScheduler virtual, String... nodeIds) throws Exception {
     this.config = config;
+    this.virtual = virtual;
     network.setWireHook(this::throughTheCodec);
     for (String id : nodeIds) {
       start(id);
@@ -66,8 +80,10 @@ final class EngineCluster implements AutoCloseable {
     java.util.concurrent.atomic.AtomicLong frozen = monotonic.computeIfAbsent(id, k -> new java.util.concurrent.atomic.AtomicLong());
     CountingIndex index = new CountingIndex();
     indexes.put(id, index);
-    ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, clock, listener,
-        () -> System.nanoTime() / 1_000_000 + frozen.get(), index);
+    // The JVM's own ticker, moved on by freeze(): every reader in the engine sees the pause, as in a stopped JVM.
+    EngineRuntime runtime = virtual != null ? new EngineRuntime(virtual.ticker(), clock, virtual)
+        : new EngineRuntime(() -> System.nanoTime() + frozen.get() * 1_000_000, clock, Scheduler.Factory.system());
+    ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, runtime, listener, index);
     engine.start();
     Node node = new Node(engine, codec, listener, transport);
     nodes.put(id, node);
@@ -104,6 +120,9 @@ final class EngineCluster implements AutoCloseable {
 
   /** The node's JVM did not run for {@code pause} (as under SIGSTOP): its monotonic clock jumps. */
   void freeze(String id, Duration pause) {
+    if (virtual != null) {
+      throw new UnsupportedOperationException("in virtual time, move the ManualTicker (every engine shares it)");
+    }
     monotonic.get(id).addAndGet(pause.toMillis());
   }
 

@@ -10,6 +10,8 @@ import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.RequestHandler;
+import io.tandem.core.spi.Scheduler;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import java.time.Clock;
@@ -46,7 +48,8 @@ class OwnerWritesViewRaceTest {
     RecordingTransport transport = new RecordingTransport();
     ViewChangeOnFirstBuddyRead engine = new ViewChangeOnFirstBuddyRead(session, owned);
     OwnerWrites writes = new OwnerWrites(config, transport, rules, owned, new TouchCoalescer(), null,
-        new PendingInvalidations(), new ViewChanges(), counters, log, Clock.systemUTC(), engine);
+        new PendingInvalidations(), new ViewChanges(Ticker.system()), counters, log, Clock.systemUTC(), Ticker.system(),
+        Scheduler.Factory.system().create(Scheduler.Lane.TIMEOUTS, new NodeId("n1")), engine);
     source.attributes.put("a", "1");
     session.attributeChanged("a");
 

@@ -20,8 +20,10 @@ import org.junit.jupiter.api.Test;
  */
 class PauseGuardTest {
   private static final Duration LIVENESS = Duration.ofSeconds(10); // a deadlock bound, not a performance figure
+  /** Milliseconds; the guard reads them as its ticker's nanoseconds. */
   private final AtomicLong clock = new AtomicLong(1_000_000);
-  private final PauseGuard guard = new PauseGuard(clock::get, Duration.ofMillis(1000), Duration.ofSeconds(5));
+  private final PauseGuard guard =
+      new PauseGuard(() -> clock.get() * 1_000_000, Duration.ofMillis(1000), Duration.ofSeconds(5));
 
   private static Supplier<Collection<String>> owned(String... ids) {
     return () -> List.of(ids);

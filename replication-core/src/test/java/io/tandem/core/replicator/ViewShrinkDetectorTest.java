@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class ViewShrinkDetectorTest {
+  /** Milliseconds; the detector reads them as its ticker's nanoseconds. */
   private final AtomicLong now = new AtomicLong(1_000);
-  private final ViewShrinkDetector detector = new ViewShrinkDetector(now::get, Duration.ofMillis(1500));
+  private final ViewShrinkDetector detector = new ViewShrinkDetector(() -> now.get() * 1_000_000, Duration.ofMillis(1500));
 
   @Test
   void othersRemovedOneViewAtATimeWithinMoments_isAMajorityLost() {
