@@ -164,7 +164,8 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     this.routesAreNodeIds = settings.nodeId().equals(getJvmRoute());
     DiscoverySettings.loopbackWarning(settings.discovery(), settings.bindAddress())
         .ifPresent(warning -> log.warn("Tandem: " + warning));
-    this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
+    this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits(),
+        config.kryoFieldEncoding());
     this.loginCodec = new LoginCodec(config.allowedClasses(), config.codecLimits());
     NodeId node = new NodeId(settings.nodeId());
     this.halted = false;
