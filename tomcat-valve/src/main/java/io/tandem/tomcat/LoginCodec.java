@@ -4,6 +4,7 @@ import io.tandem.core.codec.ClassFilter;
 import io.tandem.core.codec.CodecException;
 import io.tandem.core.codec.CodecLimits;
 import io.tandem.core.codec.JdkAttributeCodec;
+import io.tandem.core.logging.RateLimitedLog;
 import io.tandem.core.session.Blob;
 import java.io.Serializable;
 import java.security.Principal;
@@ -24,8 +25,14 @@ import org.apache.juli.logging.LogFactory;
  * application's {@code allowedClasses}, which covers a custom or JAAS principal). A session asks only when its
  * principal or a note changed (see {@link EncodedLogin}).
  *
+ * <p>A principal or note this node cannot decode after a takeover (its class is missing here, or changed: JDK
+ * serialization follows added and removed fields only in a class that declares its {@code serialVersionUID}) is left
+ * out: the user logs in again, and the session keeps its attributes. A principal is never half-restored: a login
+ * whose class changed incompatibly is not trusted.
+ *
  * <p>Implementation notes: thread-safe. {@code principals} (a principal object shared by sessions, as single sign-on
- * does, is encoded once) is a synchronized weak map, consulted at login only; {@code classesWarned} is concurrent.
+ * does, is encoded once) is a synchronized weak map, consulted at login only; {@code classesWarned} is concurrent;
+ * {@code unreadable} locks itself.
  */
 final class LoginCodec {
   /** Logged as the manager, where operators look for these lines. */
@@ -37,6 +44,8 @@ final class LoginCodec {
   private final JdkAttributeCodec codec;
   private final Map<Principal, Blob> principals = Collections.synchronizedMap(new WeakHashMap<>());
   private final Set<String> classesWarned = ConcurrentHashMap.newKeySet();
+  /** A deploy that changed the principal's class makes every session's login unreadable: one line per class per 10 s. */
+  private final RateLimitedLog unreadable = new RateLimitedLog(System.getLogger(TandemManager.class.getName()));
 
   LoginCodec(List<String> allowedClasses, CodecLimits limits) {
     List<String> classes = new ArrayList<>(CONTAINER_CLASSES);
@@ -86,26 +95,39 @@ final class LoginCodec {
     }
   }
 
-  /** The principal a failover restores; null when there was none or it cannot be restored (logged). */
-  Principal decodePrincipal(Blob blob, ClassLoader loader) {
+  /**
+   * The principal a takeover restores to session {@code sessionId}; null when there was none or it cannot be restored
+   * (logged, naming the session and the principal's class).
+   */
+  Principal decodePrincipal(String sessionId, Blob blob, ClassLoader loader) {
     if (blob == null) {
       return null;
     }
     try {
       return (Principal) codec.decode(blob, loader);
     } catch (CodecException | ClassCastException e) {
-      log.warn("An authenticated principal could not be restored after failover: " + e.getMessage());
+      String type = className(blob);
+      unreadable.warn("principal " + type, "Session [" + sessionId + "] was taken over without its login: its"
+          + " principal of class [" + type + "] cannot be restored on this node (" + e.getMessage() + "). The user"
+          + " must log in again; the session keeps its attributes. A principal class that changes between deploys"
+          + " must declare its serialVersionUID");
       return null;
     }
   }
 
-  /** A note a failover restores; empty when it cannot be restored (logged). */
+  /** A note a takeover restores; empty when it cannot be restored (logged, naming the session, note and class). */
   Optional<Object> decodeNote(String sessionId, String name, Blob blob, ClassLoader loader) {
     try {
       return Optional.of(codec.decode(blob, loader));
     } catch (CodecException e) {
-      log.warn("Session [" + sessionId + "] note [" + name + "] cannot be restored after failover: " + e.getMessage());
+      String type = className(blob);
+      unreadable.warn("note " + type, "Session [" + sessionId + "] note [" + name + "] of class [" + type
+          + "] cannot be restored on this node and was left out: " + e.getMessage());
       return Optional.empty();
     }
+  }
+
+  private String className(Blob blob) {
+    return codec.className(blob).orElse("unknown");
   }
 }

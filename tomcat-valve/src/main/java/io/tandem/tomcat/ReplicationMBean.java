@@ -18,13 +18,16 @@ final class ReplicationMBean implements ReplicationMXBean {
   private final ReplicationEngine engine;
   private final GrizzlyTransport transport;
   private final ResponseCounters responses;
+  private final RestoreCounters restores;
   private final Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
   private final Histogram total = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
 
-  ReplicationMBean(ReplicationEngine engine, GrizzlyTransport transport, ResponseCounters responses) {
+  ReplicationMBean(ReplicationEngine engine, GrizzlyTransport transport, ResponseCounters responses,
+      RestoreCounters restores) {
     this.engine = engine;
     this.transport = transport;
     this.responses = responses;
+    this.restores = restores;
   }
 
   void recordFlush(long nanos) {
@@ -229,6 +232,16 @@ final class ReplicationMBean implements ReplicationMXBean {
   @Override
   public long getAttributesNotReplicable() {
     return stats().attributesNotReplicable();
+  }
+
+  @Override
+  public long getAttributesUnreadable() {
+    return restores.attributesUnreadable.sum();
+  }
+
+  @Override
+  public long getLoginsUnreadable() {
+    return restores.loginsUnreadable.sum();
   }
 
   @Override

@@ -107,6 +107,19 @@ public interface ReplicationMXBean {
   long getAttributesNotReplicable();
 
   /**
+   * Attribute values of sessions taken over that this node could not decode when the application first read them
+   * (class missing here, outside {@code allowedClasses}, or changed incompatibly by a deploy): each dropped alone, its
+   * session kept. Logged (at most one line per class every 10 s) naming the session, the attribute and the class.
+   */
+  long getAttributesUnreadable();
+
+  /**
+   * Sessions taken over whose principal or a login note this node could not decode: their users log in again; the
+   * sessions kept their attributes. Logged naming the session and the class.
+   */
+  long getLoginsUnreadable();
+
+  /**
    * Session copies that would have been larger than {@code maxSessionSize}: attributes were left out (in SYNC a 500 for
    * the request that set one). Alert on any.
    */

@@ -63,6 +63,10 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   private volatile AttributeCodec codec;
   private volatile LoginCodec loginCodec;
   private final ResponseCounters responses = new ResponseCounters();
+  private final RestoreCounters restores = new RestoreCounters();
+  /** A deploy that broke a class makes its value unreadable in every session: one line per class per 10 s. */
+  private final io.tandem.core.logging.RateLimitedLog unreadable =
+      new io.tandem.core.logging.RateLimitedLog(System.getLogger(TandemManager.class.getName()));
   private volatile GrizzlyTransport transport;
   /** The engine reaches it through {@link AuthenticatedMembership}; kept here for {@link #haltWithoutHandoff} only. */
   private volatile HazelcastMembership membership;
@@ -164,7 +168,8 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     this.routesAreNodeIds = settings.nodeId().equals(getJvmRoute());
     DiscoverySettings.loopbackWarning(settings.discovery(), settings.bindAddress())
         .ifPresent(warning -> log.warn("Tandem: " + warning));
-    this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
+    this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits(),
+        config.kryoFieldEncoding());
     this.loginCodec = new LoginCodec(config.allowedClasses(), config.codecLimits());
     NodeId node = new NodeId(settings.nodeId());
     this.halted = false;
@@ -199,7 +204,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   }
 
   private void registerFigures(ClusterSettings settings) {
-    figures = new ReplicationMBean(engine, transport, responses);
+    figures = new ReplicationMBean(engine, transport, responses, restores);
     try {
       String path = getContext().getName().isEmpty() ? "/" : getContext().getName();
       figuresName = new javax.management.ObjectName("io.tandem:type=Replication,node="
@@ -471,11 +476,17 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     for (Map.Entry<String, Blob> attribute : snapshot.attributes().entrySet()) {
       values.put(attribute.getKey(), new EncodedValue(attribute.getValue()));
     }
-    Principal principal = loginCodec.decodePrincipal(snapshot.metadata().principal(), loader);
+    Principal principal = loginCodec.decodePrincipal(base, snapshot.metadata().principal(), loader);
+    boolean loginLost = principal == null && snapshot.metadata().principal() != null;
     TandemSession session = (TandemSession) createEmptySession();
     session.restore(snapshot.metadata(), values, principal);
     for (Map.Entry<String, Blob> note : snapshot.metadata().notes().entrySet()) {
-      loginCodec.decodeNote(base, note.getKey(), note.getValue(), loader).ifPresent(value -> session.setNote(note.getKey(), value));
+      Optional<Object> value = loginCodec.decodeNote(base, note.getKey(), note.getValue(), loader);
+      value.ifPresent(v -> session.setNote(note.getKey(), v));
+      loginLost |= value.isEmpty();
+    }
+    if (loginLost) {
+      restores.loginsUnreadable.increment();
     }
     // Bound to the engine before Tomcat can find it (setId adds it to this manager): a request for the same id that
     // found it in between would change it unseen by the engine, and be answered 200 for changes no node keeps.
@@ -491,13 +502,33 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     return session;
   }
 
-  private ClassLoader applicationLoader() {
+  /** The web application's class loader, through which values of a session taken over are decoded. */
+  ClassLoader applicationLoader() {
     return getContext().getLoader() == null ? getClass().getClassLoader() : getContext().getLoader().getClassLoader();
+  }
+
+  /** The attribute codec (set at start; null before). */
+  AttributeCodec attributeCodec() {
+    return codec;
   }
 
   /** An attribute of a session taken over, decoded on the application's first read of it. */
   Object decodeAttribute(Blob bytes) throws CodecException {
-    return codec.decode(bytes, applicationLoader());
+    return attributeCodec().decode(bytes, applicationLoader());
+  }
+
+  /**
+   * Attribute {@code name} of session {@code sessionId}, taken over as {@code bytes}, could not be decoded here and
+   * was dropped alone: counted ({@code AttributesUnreadable}) and logged naming the session, the attribute and the
+   * class the bytes name, at most one line per class every 10 s (a deploy that broke a class breaks it in every
+   * session).
+   */
+  void attributeUnreadable(String sessionId, String name, Blob bytes, CodecException cause) {
+    restores.attributesUnreadable.increment();
+    AttributeCodec current = attributeCodec();
+    String type = current == null ? "unknown" : current.className(bytes).orElse("unknown");
+    unreadable.warn(type, "Session [" + sessionId + "] attribute [" + name + "] of class [" + type + "] cannot be"
+        + " restored on this node and was dropped; the session keeps its other attributes: " + cause.getMessage());
   }
 
   @Override
@@ -620,6 +651,16 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   public long getSessionsPromoted() {
     return engine.stats().sessionsPromoted();
+  }
+
+  /** Attribute values of sessions taken over that could not be decoded here, each dropped alone (see the JMX bean). */
+  public long getAttributesUnreadable() {
+    return restores.attributesUnreadable.sum();
+  }
+
+  /** Sessions taken over without their login, or a note of it, because it could not be decoded here. */
+  public long getLoginsUnreadable() {
+    return restores.loginsUnreadable.sum();
   }
 
   public long getRefusedPeers() {

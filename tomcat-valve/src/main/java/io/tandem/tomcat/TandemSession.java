@@ -163,8 +163,9 @@ public class TandemSession extends StandardSession implements SessionSource {
 
   /**
    * The value of attribute {@code name}, held as {@code encoded} until now: decoded and installed in its place
-   * unless another thread installed a value first (then that value). A value that cannot be decoded is dropped,
-   * here and (as a change) on the buddy, as it could not be restored; the log says why.
+   * unless another thread installed a value first (then that value). A value that cannot be decoded (its class is
+   * missing here, not allowed, or changed incompatibly by a deploy) is dropped alone, here and (as a change) on the
+   * buddy, as it could not be restored; the session keeps its other attributes, and the manager logs and counts it.
    */
   private Object decoded(String name, EncodedValue encoded) {
     Object value;
@@ -172,7 +173,7 @@ public class TandemSession extends StandardSession implements SessionSource {
       value = tandem.decodeAttribute(encoded.bytes());
     } catch (CodecException e) {
       if (attributes.remove(name, encoded)) {
-        LOG.warn("Session [" + baseId + "] attribute [" + name + "] cannot be restored after failover: " + e.getMessage());
+        tandem.attributeUnreadable(baseId, name, encoded.bytes(), e);
         tandem.attributeChanged(this, name);
       }
       return current(name);
@@ -250,14 +251,15 @@ public class TandemSession extends StandardSession implements SessionSource {
 
   /**
    * Restores state from a replica without firing listeners or marking anything changed; {@code values} may hold
-   * {@link EncodedValue}s, decoded on first read.
+   * {@link EncodedValue}s, decoded on first read. A null {@code principal} (none, or one that could not be restored)
+   * leaves no authentication type either.
    */
   void restore(SessionMetadata metadata, Map<String, Object> values, Principal principal) {
     this.creationTime = metadata.creationTime();
     this.lastAccessedTime = metadata.lastAccessedTime();
     this.thisAccessedTime = metadata.lastAccessedTime();
     this.maxInactiveInterval = metadata.maxInactiveIntervalSeconds();
-    this.authType = metadata.authType();
+    this.authType = principal == null ? null : metadata.authType();
     this.principal = principal;
     this.isNew = false;
     this.isValid = true;

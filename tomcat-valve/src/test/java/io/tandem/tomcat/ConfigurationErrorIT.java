@@ -31,6 +31,17 @@ class ConfigurationErrorIT {
   }
 
   @Test
+  void kryoFieldSerializerUnknown_stopsTheContext_namingTheAllowedValues() {
+    List<String> errors = errorsOfStarting("kryoFieldSerializer=\"tagged\" sharedSecret=\"integration-test-secret-123\""
+        + " transportPort=\"4100\" membershipPort=\"5701\" members=\"127.0.0.1:5701\"");
+
+    assertThat(errors).anySatisfy(message -> assertThat(message)
+        .contains("Invalid Tandem configuration")
+        .contains("kryoFieldSerializer: 'tagged' is not valid: unknown Kryo field serializer 'tagged': allowed values are"
+            + " compatible, fast"));
+  }
+
+  @Test
   void kubernetesDiscoveryWithMembersAndNoService_stopsTheContext_namingBoth() {
     List<String> errors = errorsOfStarting("discovery=\"kubernetes\" sharedSecret=\"integration-test-secret-123\""
         + " transportPort=\"4100\" membershipPort=\"5701\" members=\"127.0.0.1:5701\"");

@@ -98,16 +98,31 @@ final class TomcatNode implements AutoCloseable {
     tomcat.destroy();
   }
 
-  /** A realm with one user, alice/secret, in role "user". */
+  /**
+   * A realm of users in role "user", password "secret": alice; carol and dave, whose principals carry an application
+   * principal of the web application's own class ({@link EvolvingClasses#STABLE}, {@link EvolvingClasses#PLAIN}),
+   * made through the request's context class loader, as a realm or JAAS module of the application would.
+   */
   static final class TestRealm extends org.apache.catalina.realm.RealmBase {
+    private static final java.util.Set<String> USERS = java.util.Set.of("alice", "carol", "dave");
+
     @Override
     protected String getPassword(String username) {
-      return "alice".equals(username) ? "secret" : null;
+      return USERS.contains(username) ? "secret" : null;
     }
 
     @Override
     protected java.security.Principal getPrincipal(String username) {
-      return "alice".equals(username) ? new org.apache.catalina.realm.GenericPrincipal(username, List.of("user")) : null;
+      if (!USERS.contains(username)) {
+        return null;
+      }
+      ClassLoader application = Thread.currentThread().getContextClassLoader();
+      java.security.Principal user = switch (username) {
+        case "carol" -> EvolvingClasses.principal(application, EvolvingClasses.STABLE, username);
+        case "dave" -> EvolvingClasses.principal(application, EvolvingClasses.PLAIN, username);
+        default -> null;
+      };
+      return new org.apache.catalina.realm.GenericPrincipal(username, List.of("user"), user);
     }
   }
 
@@ -157,7 +172,10 @@ final class TomcatNode implements AutoCloseable {
     }
   }
 
-  /** {@code /set?name=&value=}, {@code /get?name=}, {@code /list}, {@code /invalidate}, {@code /whoami}. */
+  /**
+   * {@code /set?name=&value=}, {@code /setobj?kind=&name=&value=}, {@code /get?name=}, {@code /list}, {@code
+   * /invalidate}, {@code /login?user=&pass=}, {@code /whoami}.
+   */
   static final class SessionServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
 
@@ -178,6 +196,9 @@ final class TomcatNode implements AutoCloseable {
             case "unlisted" -> new Unlisted(value);
             case "nested-unlisted" -> new java.util.ArrayList<>(List.of(value, new Unlisted(value)));
             case "chars" -> "x".repeat(Integer.parseInt(value)); // a value of that many characters
+            // classes of the web application's own WEB-INF/classes, one version per node (EvolvingClassesIT)
+            case "profile" -> EvolvingClasses.profile(Thread.currentThread().getContextClassLoader(), value);
+            case "badge" -> EvolvingClasses.badge(Thread.currentThread().getContextClassLoader(), value);
             default -> value;
           };
           try {

@@ -57,4 +57,13 @@ public interface AttributeCodec {
    * @throws CodecException when the bytes are not a value this codec wrote
    */
   Object decode(Blob bytes, ClassLoader loader);
+
+  /**
+   * The name of the class a value's bytes say they hold (the value's own class, as the node that wrote it named it),
+   * read from the bytes alone: no class is loaded or checked, nothing is decoded. For log lines about a value that
+   * could not be decoded. Empty when the bytes do not say (they are not a value this codec wrote).
+   */
+  default Optional<String> className(Blob bytes) {
+    return Optional.empty();
+  }
 }

@@ -2,25 +2,35 @@ package io.tandem.core.codec;
 
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.SerializerFactory;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.esotericsoftware.kryo.serializers.CollectionSerializer;
+import com.esotericsoftware.kryo.serializers.CompatibleFieldSerializer;
+import com.esotericsoftware.kryo.serializers.CompatibleFieldSerializer.CompatibleFieldSerializerConfig;
 import com.esotericsoftware.kryo.serializers.DefaultArraySerializers.BooleanArraySerializer;
 import com.esotericsoftware.kryo.serializers.DefaultArraySerializers.ObjectArraySerializer;
 import com.esotericsoftware.kryo.serializers.DefaultArraySerializers.StringArraySerializer;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers.ArraysAsListSerializer;
+import com.esotericsoftware.kryo.serializers.DefaultSerializers.EnumSerializer;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers.PriorityQueueSerializer;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers.URISerializer;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers.UUIDSerializer;
+import com.esotericsoftware.kryo.serializers.EnumNameSerializer;
+import com.esotericsoftware.kryo.serializers.RecordSerializer;
 import com.esotericsoftware.kryo.serializers.MapSerializer;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.MapReferenceResolver;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.net.URI;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.UUID;
 import org.objenesis.strategy.StdInstantiatorStrategy;
 
@@ -33,25 +43,41 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
  * whatever this instance writes, an instance with the same filter reads. Reading checks a declared type only when
  * a value of it follows (not for a null final field), because writing has no object, and so no class, to check.
  *
+ * <p>Application classes are written in one {@link KryoFieldEncoding}. {@link KryoFieldEncoding#COMPATIBLE} reads
+ * field names and the class of each field's value from the stream: the names only select among the fields the local
+ * class declares (a name it does not declare is read as a value of its named class and dropped; transient and static
+ * fields are never named), and every class named goes through the {@link FilteringClassResolver} before it is loaded
+ * and through {@code readObject}'s check, like any other; a value whose class does not fit its field's declared type
+ * is refused, not converted. The count of names a class's schema declares is checked before Kryo allocates for it.
+ *
  * <p>Implementation notes: one instance serves one thread at a time (it is pooled by {@link KryoAttributeCodec});
  * its fields, including {@code checkedTypes} and {@code decoding}, belong to the borrowing thread.
  */
 final class GuardedKryo extends Kryo {
   private final ClassFilter filter;
   private final CodecLimits limits;
+  private final KryoFieldEncoding encoding;
   private final FilteringClassResolver resolver;
   private final Map<Class<?>, Boolean> checkedTypes = new IdentityHashMap<>();
   private boolean decoding;
 
-  GuardedKryo(ClassFilter filter, CodecLimits limits) {
-    this(new FilteringClassResolver(filter), filter, limits);
+  GuardedKryo(ClassFilter filter, CodecLimits limits, KryoFieldEncoding encoding) {
+    this(new FilteringClassResolver(filter), filter, limits, encoding);
   }
 
-  private GuardedKryo(FilteringClassResolver resolver, ClassFilter filter, CodecLimits limits) {
+  private GuardedKryo(
+      FilteringClassResolver resolver, ClassFilter filter, CodecLimits limits, KryoFieldEncoding encoding) {
     super(resolver, new MapReferenceResolver());
     this.resolver = resolver;
     this.filter = filter;
     this.limits = limits;
+    this.encoding = encoding;
+    if (encoding == KryoFieldEncoding.COMPATIBLE) {
+      setDefaultSerializer(new CompatibleFields(limits));
+      // Without this, a collection or map written for a field declared List<String> leaves out its elements'
+      // classes, and a reader whose field is gone or declared otherwise misreads it (Kryo issues 907 and 1098).
+      setOptimizedGenerics(false);
+    }
     setRegistrationRequired(false);
     setReferences(true);
     setMaxDepth(limits.maxDepth());
@@ -63,6 +89,10 @@ final class GuardedKryo extends Kryo {
 
   FilteringClassResolver resolver() {
     return resolver;
+  }
+
+  KryoFieldEncoding encoding() {
+    return encoding;
   }
 
   void decoding(boolean decoding) {
@@ -172,7 +202,7 @@ final class GuardedKryo extends Kryo {
   }
 
   @Override
-  @SuppressWarnings("rawtypes")
+  @SuppressWarnings({"rawtypes", "unchecked"})
   public Serializer getDefaultSerializer(Class type) {
     if (needsJdkSerialization(type.getName())) {
       return new JdkFallbackSerializer(filter, limits);
@@ -200,7 +230,96 @@ final class GuardedKryo extends Kryo {
     if (kind == BooleanArraySerializer.class) {
       return new GuardedBooleanArraySerializer(limits);
     }
+    if (encoding == KryoFieldEncoding.COMPATIBLE) {
+      if (kind == EnumSerializer.class) {
+        return new EnumNameSerializer(type); // by name: inserting or reordering constants changes no value
+      }
+      if (kind == RecordSerializer.class) {
+        return new CompatibleRecordSerializer(type, limits);
+      }
+    }
     return serializer;
+  }
+
+  /**
+   * Makes a {@link GuardedCompatibleFieldSerializer} for each class no other serializer handles. Kryo's settings:
+   * the class of every field's value is written (so a field the reader no longer declares can still be read past,
+   * with the references it holds), and no chunked encoding: skipping a chunk it cannot read would leave the reference
+   * numbering of the rest of the value wrong, so a value whose dropped field holds a class this node cannot load
+   * fails whole instead (and is dropped alone by the session).
+   */
+  private static final class CompatibleFields
+      extends SerializerFactory.BaseSerializerFactory<GuardedCompatibleFieldSerializer<?>> {
+    private final CodecLimits limits;
+
+    CompatibleFields(CodecLimits limits) {
+      this.limits = limits;
+    }
+
+    @Override
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    public GuardedCompatibleFieldSerializer<?> newSerializer(Kryo kryo, Class type) {
+      CompatibleFieldSerializerConfig config = new CompatibleFieldSerializerConfig();
+      config.setReadUnknownFieldData(true);
+      config.setChunkedEncoding(false);
+      // Fields are matched by name: a class that shadows a superclass's field names each by its declaring class.
+      config.setExtendedFieldNames(shadowsAField(type));
+      return new GuardedCompatibleFieldSerializer(kryo, type, config, limits);
+    }
+  }
+
+  /** Whether two fields Kryo would write for {@code type} (instance, not transient) have the same name. */
+  static boolean shadowsAField(Class<?> type) {
+    Set<String> names = new HashSet<>();
+    for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+      for (Field field : c.getDeclaredFields()) {
+        int modifiers = field.getModifiers();
+        if (!Modifier.isStatic(modifiers) && !Modifier.isTransient(modifiers) && !field.isSynthetic()
+            && !names.add(field.getName())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Kryo's compatible field serializer with the declared length of a class's field-name schema checked before Kryo
+   * allocates two arrays of it: each name takes at least one byte.
+   */
+  static final class GuardedCompatibleFieldSerializer<T> extends CompatibleFieldSerializer<T> {
+    private final CodecLimits limits;
+
+    GuardedCompatibleFieldSerializer(
+        Kryo kryo, Class<T> type, CompatibleFieldSerializerConfig config, CodecLimits limits) {
+      super(kryo, type, config);
+      this.limits = limits;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked") // Kryo's graph context is a raw map
+    protected T create(Kryo kryo, Input input, Class<? extends T> type) {
+      if (kryo.getGraphContext().get(this) == null) { // the schema of this class follows, first time in this value
+        checkSchemaLength(input, limits);
+      }
+      return super.create(kryo, input, type);
+    }
+  }
+
+  /** For a compatible serializer's schema, whose arrays are allocated in full from the declared count of names. */
+  static void checkSchemaLength(Input input, CodecLimits limits) {
+    int start = input.position();
+    int declared = input.readVarInt(true);
+    input.setPosition(start);
+    int remaining = input.limit() - start;
+    if (declared < 0 || declared > limits.maxCollectionSize() || declared > remaining) {
+      throw new CodecException(
+          "cannot deserialize value: declared field count "
+              + declared
+              + " exceeds the bytes left or maxCollectionSize "
+              + limits.maxCollectionSize()
+              + " (corrupt or truncated data)");
+    }
   }
 
   /**

@@ -60,6 +60,38 @@ public final class JdkAttributeCodec implements AttributeCodec {
     return JdkSerialization.deserialize(bytes.array(), bytes.offset(), bytes.size(), effective, filter, limits);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Read from the stream's header: the class descriptor of the top-level object, array or enum constant.
+   */
+  @Override
+  public Optional<String> className(Blob bytes) {
+    Objects.requireNonNull(bytes, "bytes");
+    try (java.io.DataInputStream in = new java.io.DataInputStream(
+        new java.io.ByteArrayInputStream(bytes.array(), bytes.offset(), bytes.size()))) {
+      if (in.readShort() != java.io.ObjectStreamConstants.STREAM_MAGIC
+          || in.readShort() != java.io.ObjectStreamConstants.STREAM_VERSION) {
+        return Optional.empty();
+      }
+      byte kind = in.readByte();
+      if (kind == java.io.ObjectStreamConstants.TC_STRING || kind == java.io.ObjectStreamConstants.TC_LONGSTRING) {
+        return Optional.of("java.lang.String");
+      }
+      if (kind != java.io.ObjectStreamConstants.TC_OBJECT && kind != java.io.ObjectStreamConstants.TC_ARRAY
+          && kind != java.io.ObjectStreamConstants.TC_ENUM) {
+        return Optional.empty();
+      }
+      byte descriptor = in.readByte();
+      if (descriptor == java.io.ObjectStreamConstants.TC_PROXYCLASSDESC) {
+        return Optional.of("a dynamic proxy");
+      }
+      return descriptor == java.io.ObjectStreamConstants.TC_CLASSDESC ? Optional.of(in.readUTF()) : Optional.empty();
+    } catch (java.io.IOException e) {
+      return Optional.empty();
+    }
+  }
+
   @Override
   public String toString() {
     return "JdkAttributeCodec[" + filter + ", " + limits + "]";

@@ -1,8 +1,11 @@
 package io.tandem.core.codec;
 
+import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.Registration;
 import com.esotericsoftware.kryo.io.KryoBufferOverflowException;
 import com.esotericsoftware.kryo.io.Output;
+import com.esotericsoftware.kryo.util.DefaultClassResolver;
 import com.esotericsoftware.kryo.util.Pool;
 import io.tandem.core.session.Blob;
 import java.io.OutputStream;
@@ -31,6 +34,11 @@ import java.util.Optional;
  * <p>Pooled Kryo instances keep their per-class registrations (serializers) between calls, which holds those
  * classes, and so their class loaders, for as long as the codec lives: create one codec per web application,
  * not one shared across redeployments.
+ *
+ * <p>Every value starts with one byte naming the {@link KryoFieldEncoding} it was written in; the rest is Kryo's
+ * stream. The codec writes in the encoding it was made with and reads either, so nodes whose settings differ, or a
+ * rolling restart that changes the setting, still read each other's values. A worker makes its Kryo instance for
+ * the other encoding only when it first meets a value written in it.
  */
 public final class KryoAttributeCodec implements AttributeCodec {
   /**
@@ -47,23 +55,40 @@ public final class KryoAttributeCodec implements AttributeCodec {
 
   private final ClassFilter filter;
   private final CodecLimits limits;
+  private final KryoFieldEncoding encoding;
   private final ClassLoader defaultLoader = KryoAttributeCodec.class.getClassLoader();
   private final Pool<Worker> pool;
   private final java.util.concurrent.atomic.LongAdder instancesCreated = new java.util.concurrent.atomic.LongAdder();
 
+  /** A codec that writes {@link KryoFieldEncoding#COMPATIBLE}, the default. */
   public KryoAttributeCodec(ClassFilter filter, CodecLimits limits) {
+    this(filter, limits, KryoFieldEncoding.COMPATIBLE);
+  }
+
+  /** A codec that writes {@code encoding} (and reads both). */
+  public KryoAttributeCodec(ClassFilter filter, CodecLimits limits, KryoFieldEncoding encoding) {
     this.filter = Objects.requireNonNull(filter, "filter");
     this.limits = Objects.requireNonNull(limits, "limits");
+    this.encoding = Objects.requireNonNull(encoding, "encoding");
     this.pool =
         new Pool<>(true, false, POOL_SIZE) {
           @Override
           protected Worker create() {
-            instancesCreated.increment();
-            GuardedKryo kryo = new GuardedKryo(filter, limits);
-            kryo.setClassLoader(defaultLoader);
-            return new Worker(kryo, limits.maxValueBytes());
+            return new Worker(limits.maxValueBytes());
           }
         };
+  }
+
+  /** The encoding this codec writes. */
+  public KryoFieldEncoding encoding() {
+    return encoding;
+  }
+
+  private GuardedKryo newKryo(KryoFieldEncoding kind) {
+    instancesCreated.increment();
+    GuardedKryo kryo = new GuardedKryo(filter, limits, kind);
+    kryo.setClassLoader(defaultLoader);
+    return kryo;
   }
 
   @Override
@@ -98,7 +123,8 @@ public final class KryoAttributeCodec implements AttributeCodec {
     try {
       Output output = worker.output;
       output.reset();
-      worker.kryo.writeClassAndObject(output, value);
+      output.writeByte(encoding.tag());
+      worker.kryo(encoding).writeClassAndObject(output, value);
       byte[] bytes = output.toBytes(); // a copy of exactly the bytes written: the blob never sees the buffer
       worker.shrinkIfLarge();
       ok = true;
@@ -121,14 +147,23 @@ public final class KryoAttributeCodec implements AttributeCodec {
       throw new ValueTooLargeException(
           "value", bytes.size(), true, limits.maxValueBytes(), CodecDirection.DESERIALIZING);
     }
+    KryoFieldEncoding written = bytes.size() == 0 ? null : KryoFieldEncoding.ofTag(bytes.array()[bytes.offset()]);
+    if (written == null) {
+      throw new CodecException(
+          "cannot deserialize value: "
+              + (bytes.size() == 0
+                  ? "no bytes"
+                  : String.format("unknown encoding tag 0x%02X (not a value of this Tandem version's kryo codec)",
+                      bytes.array()[bytes.offset()] & 0xFF)));
+    }
     Worker worker = pool.obtain();
-    GuardedKryo kryo = worker.kryo;
+    GuardedKryo kryo = worker.kryo(written);
     boolean ok = false;
     try {
       kryo.resolver().beginCall();
       kryo.setClassLoader(loader != null ? loader : defaultLoader);
       kryo.decoding(true);
-      BoundedInput input = new BoundedInput(bytes.array(), bytes.offset(), bytes.size());
+      BoundedInput input = new BoundedInput(bytes.array(), bytes.offset() + 1, bytes.size() - 1);
       Object value = kryo.readClassAndObject(input);
       if (value == null) {
         throw new CodecException("cannot deserialize value: the bytes hold no value");
@@ -153,27 +188,73 @@ public final class KryoAttributeCodec implements AttributeCodec {
     }
   }
 
+  @Override
+  public Optional<String> className(Blob bytes) {
+    Objects.requireNonNull(bytes, "bytes");
+    if (bytes.size() < 2 || KryoFieldEncoding.ofTag(bytes.array()[bytes.offset()]) == null) {
+      return Optional.empty();
+    }
+    try {
+      BoundedInput input = new BoundedInput(bytes.array(), bytes.offset() + 1, bytes.size() - 1);
+      int id = input.readVarInt(true); // as Kryo's class resolver writes it: 0 null, 1 a name follows, else id + 2
+      if (id == Kryo.NULL) {
+        return Optional.empty();
+      }
+      if (id == DefaultClassResolver.NAME + 2) {
+        input.readVarInt(true); // the name's number within the value
+        String name = input.readString();
+        return name == null || name.isEmpty() ? Optional.empty() : Optional.of(name);
+      }
+      Worker worker = pool.obtain();
+      try {
+        Registration registered = worker.kryo(encoding).getRegistration(id - 2);
+        return registered == null ? Optional.empty() : Optional.of(registered.getType().getName());
+      } finally {
+        pool.free(worker);
+      }
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
   private void release(Worker worker, boolean ok) {
     if (ok) {
       pool.free(worker);
     } else {
-      worker.kryo.reset(); // drop references to the failed graph; the instance itself is not reused
+      worker.reset(); // drop references to the failed graph; the instance itself is not reused
     }
   }
 
   /**
-   * A Kryo instance and its reusable output buffer, borrowed together. Implementation notes: owned by the thread
-   * that borrowed it from the pool until it is freed; never shared.
+   * A Kryo instance per encoding (made on first use) and a reusable output buffer, borrowed together.
+   * Implementation notes: owned by the thread that borrowed it from the pool until it is freed; never shared.
    */
-  private static final class Worker {
-    final GuardedKryo kryo;
+  private final class Worker {
+    private final GuardedKryo[] kryos = new GuardedKryo[KryoFieldEncoding.values().length];
     private final int maxValueBytes;
     Output output;
 
-    Worker(GuardedKryo kryo, int maxValueBytes) {
-      this.kryo = kryo;
+    Worker(int maxValueBytes) {
       this.maxValueBytes = maxValueBytes;
       this.output = newOutput(INITIAL_OUTPUT_BYTES);
+      kryo(encoding);
+    }
+
+    GuardedKryo kryo(KryoFieldEncoding kind) {
+      GuardedKryo kryo = kryos[kind.ordinal()];
+      if (kryo == null) {
+        kryo = newKryo(kind);
+        kryos[kind.ordinal()] = kryo;
+      }
+      return kryo;
+    }
+
+    void reset() {
+      for (GuardedKryo kryo : kryos) {
+        if (kryo != null) {
+          kryo.reset();
+        }
+      }
     }
 
     /** Kryo grows the buffer up to {@code maxValueBytes}; only a moderate one is kept for the next call. */
@@ -211,10 +292,11 @@ public final class KryoAttributeCodec implements AttributeCodec {
   /** The error for an oversized value, with its size counted without buffering it (up to a cap). */
   private ValueTooLargeException tooLarge(Object value, String className) {
     CountingStream counter = new CountingStream(measureCap(limits));
-    GuardedKryo kryo = new GuardedKryo(filter, limits);
+    GuardedKryo kryo = new GuardedKryo(filter, limits, encoding);
     Output output = new Output(counter, 8192);
     boolean exact = false;
     try {
+      output.writeByte(encoding.tag());
       kryo.writeClassAndObject(output, value);
       output.flush();
       exact = true;
@@ -259,6 +341,6 @@ public final class KryoAttributeCodec implements AttributeCodec {
 
   @Override
   public String toString() {
-    return "KryoAttributeCodec[" + filter + ", " + limits + "]";
+    return "KryoAttributeCodec[" + encoding.configName() + ", " + filter + ", " + limits + "]";
   }
 }

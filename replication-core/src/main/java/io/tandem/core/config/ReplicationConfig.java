@@ -2,6 +2,7 @@ package io.tandem.core.config;
 
 import io.tandem.core.codec.CodecKind;
 import io.tandem.core.codec.CodecLimits;
+import io.tandem.core.codec.KryoFieldEncoding;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,6 +23,9 @@ import java.util.Objects;
  *     the view says this node is alone; past it the request is answered 503. Zero answers 503 at the first failure.
  *     Keep it above the membership's failure detection time, so that a hung buddy leaves the view within it
  * @param codec the attribute serializer
+ * @param kryoFieldEncoding how the Kryo codec writes application classes' fields: compatible with older and newer
+ *     versions of a class, or fast; a node reads either. Meaningless with the JDK codec, where it must be left unset
+ *     (at its default)
  * @param allowedClasses class patterns (exact, {@code pkg.*}, {@code pkg.**}, or {@code *}) that may be
  *     deserialized besides the built-in safe JDK types; the built-in gadget deny-list always wins
  * @param codecLimits size, depth and collection bounds of the codec
@@ -54,6 +58,7 @@ public record ReplicationConfig(
     Duration ackTimeout,
     Duration settleTimeout,
     CodecKind codec,
+    KryoFieldEncoding kryoFieldEncoding,
     List<String> allowedClasses,
     CodecLimits codecLimits,
     int maxFrameSize,
@@ -84,10 +89,15 @@ public record ReplicationConfig(
     Objects.requireNonNull(scope, "scope");
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(kryoFieldEncoding, "kryoFieldEncoding");
     Objects.requireNonNull(codecLimits, "codecLimits");
     Objects.requireNonNull(mutationPolicy, "mutationPolicy");
     allowedClasses = List.copyOf(allowedClasses);
     immutableClasses = List.copyOf(immutableClasses);
+    if (codec != CodecKind.KRYO && kryoFieldEncoding != KryoFieldEncoding.COMPATIBLE) {
+      violations.add("kryoFieldSerializer: '" + kryoFieldEncoding.configName() + "' applies to codec=\"kryo\" only,"
+          + " and codec is \"" + codec.configName() + "\"; leave it unset");
+    }
     positive(violations, "ackTimeout", ackTimeout);
     if (settleTimeout == null || settleTimeout.isNegative() || settleTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
       violations.add("settleTimeout: " + (settleTimeout == null ? null : Units.format(settleTimeout))
@@ -172,6 +182,9 @@ public record ReplicationConfig(
     out.put("ackTimeout", Units.format(ackTimeout));
     out.put("settleTimeout", Units.format(settleTimeout));
     out.put("codec", codec.configName());
+    if (codec == CodecKind.KRYO) {
+      out.put("kryoFieldSerializer", kryoFieldEncoding.configName());
+    }
     out.put("allowedClasses", String.join(",", allowedClasses));
     out.put("maxValueSize", Integer.toString(codecLimits.maxValueBytes()));
     out.put("maxFrameSize", Integer.toString(maxFrameSize));
@@ -203,6 +216,7 @@ public record ReplicationConfig(
         .ackTimeout(ackTimeout)
         .settleTimeout(settleTimeout)
         .codec(codec)
+        .kryoFieldEncoding(kryoFieldEncoding)
         .allowedClasses(allowedClasses)
         .codecLimits(codecLimits)
         .maxFrameSize(maxFrameSize)
@@ -245,6 +259,7 @@ public record ReplicationConfig(
     private Duration ackTimeout = Duration.ofMillis(500);
     private Duration settleTimeout = Duration.ofSeconds(5);
     private CodecKind codec = CodecKind.KRYO;
+    private KryoFieldEncoding kryoFieldEncoding = KryoFieldEncoding.COMPATIBLE;
     private List<String> allowedClasses = List.of();
     private CodecLimits codecLimits = CodecLimits.defaults();
     private int maxFrameSize = 32 << 20;
@@ -270,6 +285,7 @@ public record ReplicationConfig(
     public Builder ackTimeout(Duration v) { ackTimeout = v; return this; }
     public Builder settleTimeout(Duration v) { settleTimeout = v; return this; }
     public Builder codec(CodecKind v) { codec = v; return this; }
+    public Builder kryoFieldEncoding(KryoFieldEncoding v) { kryoFieldEncoding = v; return this; }
     public Builder allowedClasses(List<String> v) { allowedClasses = v; return this; }
     public Builder codecLimits(CodecLimits v) { codecLimits = v; return this; }
     public Builder maxFrameSize(int v) { maxFrameSize = v; return this; }
@@ -290,7 +306,7 @@ public record ReplicationConfig(
 
     public ReplicationConfig build() {
       return new ReplicationConfig(
-          scope, mode, ackTimeout, settleTimeout, codec, allowedClasses, codecLimits, maxFrameSize,
+          scope, mode, ackTimeout, settleTimeout, codec, kryoFieldEncoding, allowedClasses, codecLimits, maxFrameSize,
           maxSessionSize != null ? maxSessionSize : defaultMaxSessionSize(maxFrameSize), maxBackupBytes, mutationPolicy,
           immutableClasses, verifyMutations, touchLagCap, asyncQueueCapacity, stateTransferBytesPerSecond,
           stateTransferBatchBytes, tombstoneTtl, orphanGrace, maintenanceInterval, pauseThreshold);

@@ -2,6 +2,7 @@ package io.tandem.core.config;
 
 import io.tandem.core.codec.CodecKind;
 import io.tandem.core.codec.CodecLimits;
+import io.tandem.core.codec.KryoFieldEncoding;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,7 +20,8 @@ public final class ReplicationConfigParser {
   /** The attribute names this parser understands. */
   public static final Set<String> ATTRIBUTES =
       Set.of(
-          "scope", "mode", "ackTimeout", "settleTimeout", "codec", "allowedClasses", "maxValueSize", "maxFrameSize",
+          "scope", "mode", "ackTimeout", "settleTimeout", "codec", "kryoFieldSerializer", "allowedClasses",
+          "maxValueSize", "maxFrameSize",
           "maxSessionSize", "maxBackupBytes", "mutationPolicy", "immutableClasses", "verifyMutations", "touchLagCap",
           "asyncQueueCapacity", "stateTransferRate", "stateTransferBatchSize", "tombstoneTtl", "orphanGrace",
           "maintenanceInterval", "pauseThreshold");
@@ -43,6 +45,7 @@ public final class ReplicationConfigParser {
         case "ackTimeout" -> parse(violations, name, value, Units::parseDuration, b::ackTimeout);
         case "settleTimeout" -> parse(violations, name, value, Units::parseDuration, b::settleTimeout);
         case "codec" -> parse(violations, name, value, CodecKind::parse, b::codec);
+        case "kryoFieldSerializer" -> parse(violations, name, value, KryoFieldEncoding::parse, b::kryoFieldEncoding);
         case "allowedClasses" -> b.allowedClasses(list(value));
         case "maxValueSize" -> parse(violations, name, value, v -> toInt(Units.parseSize(v)), v -> maxValueSize[0] = v);
         case "maxFrameSize" -> parse(violations, name, value, v -> toInt(Units.parseSize(v)), b::maxFrameSize);

@@ -51,14 +51,17 @@ class AttributeCodecPropertyTest {
     filters.put("no Other", ClassFilter.of(List.of(OWN + "$Node", OWN + "$Leaf", OWN + "$Loose", OWN + "$Opaque")));
     filters.put("no Leaf, no Loose", ClassFilter.of(List.of(OWN + "$Node", OWN + "$Other", OWN + "$Opaque")));
     filters.put("defaults", ClassFilter.defaultsOnly());
-    return Stream.of(CodecKind.values())
-        .flatMap(kind -> filters.entrySet().stream().map(f -> Arguments.of(kind, f.getKey(), f.getValue())));
+    Stream<Arguments> kryo = Stream.of(KryoFieldEncoding.values()).map(e -> Arguments.of(CodecKind.KRYO, e));
+    return Stream.concat(kryo, Stream.of(Arguments.of(CodecKind.JDK, KryoFieldEncoding.COMPATIBLE)))
+        .flatMap(codec -> filters.entrySet().stream()
+            .map(f -> Arguments.of(codec.get()[0], codec.get()[1], f.getKey(), f.getValue())));
   }
 
-  @ParameterizedTest(name = "{0}, filter {1}")
+  @ParameterizedTest(name = "{0} ({1}), filter {2}")
   @MethodSource("cases")
-  void encodeThenDecode_generatedGraphs_agreeWithTheModel(CodecKind kind, String name, ClassFilter filter) {
-    AttributeCodec codec = AttributeCodecs.create(kind, filter, CodecLimits.defaults());
+  void encodeThenDecode_generatedGraphs_agreeWithTheModel(
+      CodecKind kind, KryoFieldEncoding fields, String name, ClassFilter filter) {
+    AttributeCodec codec = AttributeCodecs.create(kind, filter, CodecLimits.defaults(), fields);
     Random random = new Random(Objects.hash(kind, name));
     int encoded = 0;
     int refused = 0;

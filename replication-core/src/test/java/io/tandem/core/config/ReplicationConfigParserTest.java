@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tandem.core.codec.CodecKind;
+import io.tandem.core.codec.KryoFieldEncoding;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -70,6 +71,29 @@ class ReplicationConfigParserTest {
                     .anySatisfy(v -> assertThat(v).startsWith("asyncQueueCapacity: 0"))
                     .anySatisfy(v -> assertThat(v).startsWith("allowedClasses: 'com.example.***'"))
                     .anySatisfy(v -> assertThat(v).startsWith("colour: unknown attribute")));
+  }
+
+  @Test
+  void parse_kryoFieldSerializer_defaultsToCompatible_andTakesFastInAnyCase() {
+    assertThat(ReplicationConfigParser.parse(Map.of()).kryoFieldEncoding()).isEqualTo(KryoFieldEncoding.COMPATIBLE);
+    assertThat(ReplicationConfigParser.parse(Map.of("kryoFieldSerializer", " Fast ")).kryoFieldEncoding())
+        .isEqualTo(KryoFieldEncoding.FAST);
+  }
+
+  @Test
+  void parse_kryoFieldSerializerUnknown_isRefusedNamingTheAllowedValues() {
+    assertThatThrownBy(() -> ReplicationConfigParser.parse(Map.of("kryoFieldSerializer", "tagged")))
+        .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> assertThat(e.violations())
+            .containsExactly("kryoFieldSerializer: 'tagged' is not valid: unknown Kryo field serializer 'tagged':"
+                + " allowed values are compatible, fast"));
+  }
+
+  @Test
+  void parse_kryoFieldSerializerFastWithTheJdkCodec_isRefused() {
+    assertThatThrownBy(() -> ReplicationConfigParser.parse(Map.of("codec", "jdk", "kryoFieldSerializer", "fast")))
+        .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> assertThat(e.violations())
+            .containsExactly("kryoFieldSerializer: 'fast' applies to codec=\"kryo\" only, and codec is \"jdk\";"
+                + " leave it unset"));
   }
 
   @Test
@@ -162,8 +186,12 @@ class ReplicationConfigParserTest {
   void describe_roundTripsThroughTheParser() {
     ReplicationConfig config =
         ReplicationConfig.builder().scope(ReplicationScope.SESSION).ackTimeout(Duration.ofMillis(1500))
-            .maxSessionSize(1 << 20).maxBackupBytes(3L << 30).build();
+            .maxSessionSize(1 << 20).maxBackupBytes(3L << 30).kryoFieldEncoding(KryoFieldEncoding.FAST).build();
+    ReplicationConfig jdk = ReplicationConfig.builder().codec(CodecKind.JDK).build();
 
+    assertThat(config.describe()).containsEntry("kryoFieldSerializer", "fast");
     assertThat(ReplicationConfigParser.parse(config.describe())).isEqualTo(config);
+    assertThat(jdk.describe()).doesNotContainKey("kryoFieldSerializer");
+    assertThat(ReplicationConfigParser.parse(jdk.describe())).isEqualTo(jdk);
   }
 }
