@@ -139,11 +139,6 @@ final class CommitGuard implements ActionHook {
     beforeCommit();
   }
 
-  /** Whether the response is committed with Tandem's error in it (the valve then has nothing left to answer). */
-  boolean answered() {
-    return phase == Phase.ANSWERED;
-  }
-
   /**
    * The request ended (not asynchronously) and {@code verdict} says how what it changed since the commit was
    * replicated; true if the response was committed, so the guard dealt with it (the held byte sent, or the response
