@@ -66,6 +66,7 @@ class TandemAutoConfigurationTest {
               ((ServletWebServerApplicationContext) context).getWebServer()).getTomcat().getHost().findChildren()[0];
 
       assertThat(tomcatContext.getManager()).isNotInstanceOf(TandemManager.class);
+      assertThat(context.getBeansOfType(TandemMetrics.class)).isEmpty();
     }
   }
 }
