@@ -27,9 +27,10 @@ import org.apache.juli.logging.Log;
  *       connection closed), so the client sees a failed request, never a clean 200.
  * </ul>
  *
- * <p>An asynchronous request's completion is reported to its listeners before Tomcat 10.1 and 11 finish its response
- * (the valve's listener therefore leaves the guard in place), so the guard sees that response's commit and end as it
- * sees any other's, on the container thread that finishes it.
+ * <p>An asynchronous request's completion is reported to its listeners before Tomcat 10.1 and 11 finish its response,
+ * so the guard sees that response's commit and end as it sees any other's, on the container thread that finishes it.
+ * A close that comes while the request still runs (the application closed its stream; Tomcat 11 closes a response
+ * whose declared length was written) is held until the request is over: the valve's end, or the completion.
  *
  * <p>Implementation notes: one guard per request, installed by the valve before the application runs and removed when
  * the response ends: at the valve's end for a request that is not asynchronous, otherwise at {@code CLOSE} or at
@@ -60,6 +61,11 @@ final class CommitGuard implements ActionHook {
   /** The start of the request this guard belongs to: the connector's request object is reused by the next one. */
   private final long requestStarted;
   private volatile Phase phase = Phase.OPEN;
+  /** The request ran to its end: the valve's, or an asynchronous request's completion. */
+  private volatile boolean requestOver;
+  /** Tomcat closed the response while the request still ran; the close is passed on when the request is over. */
+  private volatile boolean closeDeferred;
+  private volatile Object closeParam;
 
   private CommitGuard(ActionHook processor, Response response, Supplier<Verdict> replication, ResponseCounters counters,
       Log log, org.apache.coyote.OutputBuffer connectorOutput) {
@@ -145,17 +151,34 @@ final class CommitGuard implements ActionHook {
    * aborted), false if nothing was sent and the valve answers as before. The guard steps aside either way.
    */
   boolean requestEnded(Verdict verdict) {
+    requestOver = true;
     try {
       return switch (phase) {
         case OPEN -> false;
-        case ANSWERED, ENDED -> true;
+        case ENDED -> true;
+        case ANSWERED -> {
+          passOnDeferredClose();
+          yield true;
+        }
         case COMMITTED -> {
           end(verdict);
+          passOnDeferredClose();
           yield true;
         }
       };
     } finally {
       stepAside();
+    }
+  }
+
+  /**
+   * An asynchronous request completed. Tomcat reports it before it finishes the response, which then closes it
+   * through this guard as any response; if Tomcat closed the response while the request ran, it ends here.
+   */
+  void asyncCompleted() {
+    requestOver = true;
+    if (closeDeferred && guarding()) {
+      finish(closeParam);
     }
   }
 
@@ -195,9 +218,24 @@ final class CommitGuard implements ActionHook {
     }
   }
 
-  /** An asynchronous request's response ends: replicate what changed since the commit, then let it end, or abort. */
+  /**
+   * Tomcat closes the response. At the end of a request that is the response's end: what the request changed since
+   * the commit is replicated, then the response ends, or is aborted. While the request still runs (the application
+   * closed its stream, or wrote the whole length it declared, which Tomcat 11 takes as the end of the response), the
+   * close waits for the request's end: what the application changes afterwards must be on two nodes before the
+   * response may end.
+   */
   private void closing(Object param) {
     beforeCommit(); // CLOSE commits inside the processor when nothing did before
+    if (!requestOver) {
+      closeParam = param;
+      closeDeferred = true;
+      return;
+    }
+    finish(param);
+  }
+
+  private void finish(Object param) {
     if (phase == Phase.COMMITTED) {
       end(replication.get());
     }
@@ -205,6 +243,13 @@ final class CommitGuard implements ActionHook {
     stepAside();
     if (now != Phase.ENDED) {
       processor.action(ActionCode.CLOSE, param);
+    }
+  }
+
+  /** The request is over: a close Tomcat made while it ran reaches the connector now, unless the response was aborted. */
+  private void passOnDeferredClose() {
+    if (closeDeferred && phase != Phase.ENDED) {
+      processor.action(ActionCode.CLOSE, closeParam);
     }
   }
 

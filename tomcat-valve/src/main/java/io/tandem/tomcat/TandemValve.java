@@ -57,9 +57,7 @@ final class TandemValve extends ValveBase {
       RequestTracking.end();
       if (completed && request.isAsync()) {
         // The guard replicates as the asynchronous response commits and ends; without one, only its completion shows.
-        if (guard == null) {
-          request.getAsyncContextInternal().addListener(new FlushOnComplete(tracking));
-        }
+        request.getAsyncContextInternal().addListener(new FlushOnComplete(tracking, guard));
       } else {
         Verdict verdict = replicate(tracking);
         boolean dealtWith = guard != null && guard.requestEnded(verdict);
@@ -195,18 +193,25 @@ final class TandemValve extends ValveBase {
   }
 
   /**
-   * Replicates an asynchronous request's changes when it completes, where the response's commit cannot be seen in
-   * this Tomcat (no {@link CommitGuard}): the response is not held, and the log and the counters say so.
+   * Tells the {@link CommitGuard} that an asynchronous request completed (a response Tomcat closed while the request
+   * ran ends then). Without a guard (the response's commit cannot be seen in this Tomcat) it replicates the request's
+   * changes itself: the response is not held, and the log and the counters say so.
    */
   private final class FlushOnComplete implements AsyncListener {
     private final RequestTracking tracked;
+    private final CommitGuard guard;
 
-    FlushOnComplete(RequestTracking tracked) {
+    FlushOnComplete(RequestTracking tracked, CommitGuard guard) {
       this.tracked = tracked;
+      this.guard = guard;
     }
 
     @Override
     public void onComplete(AsyncEvent event) {
+      if (guard != null) {
+        guard.asyncCompleted();
+        return;
+      }
       Verdict verdict = replicate(tracked);
       if (verdict.kind() != Verdict.Kind.OK) {
         verdict.count(manager.responses());

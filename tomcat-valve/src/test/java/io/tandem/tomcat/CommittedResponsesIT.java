@@ -73,20 +73,24 @@ class CommittedResponsesIT {
   @ParameterizedTest
   @ValueSource(strings = {"bytes=32768&length=chunked&flush=none", "bytes=32768&length=declared&flush=none",
       "bytes=1024&length=chunked&flush=mid", "bytes=1024&length=declared&flush=mid",
-      "bytes=1024&length=declared&flush=end", "bytes=200000&length=declared&flush=end"})
+      "bytes=1024&length=declared&flush=end", "bytes=200000&length=declared&flush=end",
+      "bytes=1024&length=declared&flush=close", "bytes=32768&length=chunked&flush=close"})
   void valueSetAfterTheCommit_thatCannotBeReplicated_abortsTheResponse(String page) throws Exception {
     TomcatNode n1 = startWithASession();
 
     assertThatThrownBy(() -> cluster.send(n1, "/page?name=cart&kind=nested-unlisted&value=v2&set=after&" + page))
         .as("the client sees a failed request, not a clean 200").isInstanceOf(IOException.class);
 
-    assertThat(n1.manager().responses().aborted.sum() - aborted).isEqualTo(1);
+    // Once per attempt: a page the application closed before Tomcat sent any of it is aborted before its first byte
+    // left, and the JDK's client then sends the GET once more on a new connection (aborted the same way).
+    assertThat(n1.manager().responses().aborted.sum() - aborted).isBetween(1L, 2L);
     assertThat(cluster.get(n1, "/get?name=user")).isEqualTo("ann");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"set=before&bytes=32768&length=chunked&flush=none", "set=after&bytes=32768&length=chunked&flush=none",
-      "set=after&bytes=32768&length=declared&flush=none", "set=after&bytes=1024&length=declared&flush=end"})
+      "set=after&bytes=32768&length=declared&flush=none", "set=after&bytes=1024&length=declared&flush=end",
+      "set=after&bytes=1024&length=declared&flush=close"})
   void replicableValue_isOnTheBuddyWhenTheWholePageArrives(String page) throws Exception {
     TomcatNode n1 = startWithASession();
     int bytes = Integer.parseInt(page.replaceAll(".*bytes=(\\d+).*", "$1"));

@@ -136,7 +136,7 @@ final class TomcatNode implements AutoCloseable {
    * A page of {@code bytes} bytes ({@code length=declared} with {@code Content-Length}, else chunked) that stores
    * {@code name}={@code value} ({@code kind=nested-unlisted}: a value Tandem cannot replicate) before its first byte
    * ({@code set=before}) or after its last ({@code set=after}), and flushes after its first half ({@code flush=mid}),
-   * after its last byte ({@code flush=end}) or never.
+   * after its last byte ({@code flush=end}) or never, or closes its stream after the last byte ({@code flush=close}).
    */
   record Page(String name, String value, boolean replicable, int bytes, boolean declared, boolean setAfter, String flush) {
     Page(HttpServletRequest request) {
@@ -165,6 +165,8 @@ final class TomcatNode implements AutoCloseable {
       out.write(body, bytes / 2, bytes - bytes / 2);
       if (flush.equals("end")) {
         out.flush();
+      } else if (flush.equals("close")) {
+        out.close();
       }
       if (setAfter) {
         session.setAttribute(name, stored);
