@@ -4,6 +4,7 @@ import io.tandem.core.logging.RateLimitedLog;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.Ticker;
+import io.tandem.core.spi.Waiter;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.MessageCodec;
@@ -45,9 +46,10 @@ final class GracefulHandoff {
   /** Called for each session let go of: nothing is left to confirm after a pause. */
   private final Consumer<String> letGo;
   private final Ticker ticker;
+  private final Waiter waiter;
 
   GracefulHandoff(NodeId local, Transport transport, OwnedSessions owned, FlushRules rules, long batchBytes,
-      ReplicationCounters counters, RateLimitedLog log, Consumer<String> letGo, Ticker ticker) {
+      ReplicationCounters counters, RateLimitedLog log, Consumer<String> letGo, Ticker ticker, Waiter waiter) {
     this.local = local;
     this.transport = transport;
     this.owned = owned;
@@ -57,6 +59,7 @@ final class GracefulHandoff {
     this.log = log;
     this.letGo = letGo;
     this.ticker = ticker;
+    this.waiter = waiter;
   }
 
   /** Hands every owned session to {@code to}; returns how many it acknowledged within {@code timeout}. */
@@ -107,8 +110,8 @@ final class GracefulHandoff {
       // The handoff's own deadline, not the transport's request timeout (the ack timeout): a buddy that is slow
       // while a node leaves (a loaded machine, a collection pause) is waited for, as the container allows.
       Duration left = Duration.ofNanos(Math.max(1, deadline - ticker.read()));
-      Message reply = transport.request(to, new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, snapshots), left)
-          .get(left.toNanos(), TimeUnit.NANOSECONDS);
+      Message reply = waiter.await(
+          transport.request(to, new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, snapshots), left), left.toNanos());
       if (!(reply instanceof Message.Ack)) {
         log.warn("handoff:" + to, "Buddy " + to.value() + " refused a handoff: " + reply);
         return 0;

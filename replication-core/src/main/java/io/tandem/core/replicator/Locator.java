@@ -3,6 +3,7 @@ package io.tandem.core.replicator;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.Ticker;
+import io.tandem.core.spi.Waiter;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import java.time.Duration;
@@ -26,13 +27,15 @@ final class Locator {
   private final Supplier<MembershipView> view;
   private final Duration ackTimeout;
   private final Ticker ticker;
+  private final Waiter waiter;
 
-  Locator(NodeId local, Transport transport, Supplier<MembershipView> view, Duration ackTimeout, Ticker ticker) {
+  Locator(NodeId local, Transport transport, Supplier<MembershipView> view, Duration ackTimeout, Ticker ticker, Waiter waiter) {
     this.local = local;
     this.transport = transport;
     this.view = view;
     this.ackTimeout = ackTimeout;
     this.ticker = ticker;
+    this.waiter = waiter;
   }
 
   /**
@@ -59,7 +62,7 @@ final class Locator {
     long deadline = ticker.read() + ackTimeout.toNanos();
     for (Map.Entry<NodeId, CompletableFuture<Message>> reply : asked.entrySet()) {
       try {
-        Message answer = reply.getValue().get(Math.max(0, deadline - ticker.read()), TimeUnit.NANOSECONDS);
+        Message answer = waiter.await(reply.getValue(), Math.max(0, deadline - ticker.read()));
         if (answer instanceof Message.LocateReply found) {
           answers.put(reply.getKey(), found);
         } else {

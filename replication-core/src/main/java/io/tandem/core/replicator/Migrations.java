@@ -7,6 +7,7 @@ import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.Ticker;
+import io.tandem.core.spi.Waiter;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
@@ -84,7 +85,7 @@ final class Migrations {
   Migrations(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       PendingInvalidations invalidations, Quarantine quarantine, Locator locator, StateTransfer stateTransfer,
       LeftoverCopies leftovers, FlushRules rules, ReplicationCounters counters, RateLimitedLog log,
-      UnknownSessions unknown, InstantSource clock, Ticker ticker, Engine engine) {
+      UnknownSessions unknown, InstantSource clock, Ticker ticker, Waiter waiter, Engine engine) {
     this.transport = transport;
     this.local = transport.localNode();
     this.owned = owned;
@@ -101,7 +102,7 @@ final class Migrations {
     this.ackTimeoutNanos = config.ackTimeout().toNanos();
     this.ticker = ticker;
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
-        counters, log, unknown, engine::view, this::promote, handedAway::contains, this::onlyCopyHere);
+        counters, log, unknown, engine::view, this::promote, handedAway::contains, this::onlyCopyHere, waiter);
   }
 
   /**

@@ -41,6 +41,7 @@ import java.util.concurrent.CompletableFuture;
  * reply under it.
  */
 public final class OwnedSession {
+  private final int hash;
   @GuardedBy("this")
   private String id;
   private final long epoch;
@@ -75,10 +76,27 @@ public final class OwnedSession {
   private final CopyBudget budget = new CopyBudget();
 
   OwnedSession(String id, long epoch, long version, SessionContent content) {
+    this.hash = 31 * id.hashCode() + Long.hashCode(epoch);
     this.id = id;
     this.epoch = epoch;
     this.version = version;
     this.content = content;
+  }
+
+  /**
+   * Identity, as before; but the hash is derived from the id and epoch it was created with (final, so a login's new
+   * id does not move it in a map), not the JVM's identity hash: the maps and sets keyed by sessions (the release
+   * ledger, the ASYNC outbox) then iterate in the same order in every run, which the deterministic simulation needs to
+   * replay a seed in another JVM.
+   */
+  @Override
+  public boolean equals(Object other) {
+    return this == other;
+  }
+
+  @Override
+  public int hashCode() {
+    return hash;
   }
 
   synchronized String id() {

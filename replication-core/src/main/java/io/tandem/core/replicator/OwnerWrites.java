@@ -6,6 +6,7 @@ import io.tandem.core.session.SessionMetadata;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.Scheduler;
 import io.tandem.core.spi.Ticker;
+import io.tandem.core.spi.Waiter;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
@@ -86,6 +87,7 @@ final class OwnerWrites {
   private final InstantSource clock;
   /** Deadlines of the waits below; the waits themselves block in real time (docs/protocol.md, "Time and threads"). */
   private final Ticker ticker;
+  private final Waiter waiter;
   /** Where {@link #end} arms the timeout of the future it returns. */
   private final Scheduler timeouts;
   private final Engine engine;
@@ -98,7 +100,7 @@ final class OwnerWrites {
   /** @param outbox the ASYNC queue, or null in SYNC mode */
   OwnerWrites(ReplicationConfig config, Transport transport, FlushRules rules, OwnedSessions owned,
       TouchCoalescer touches, AsyncOutbox outbox, PendingInvalidations invalidations, ViewChanges views,
-      ReplicationCounters counters, RateLimitedLog log, InstantSource clock, Ticker ticker, Scheduler timeouts,
+      ReplicationCounters counters, RateLimitedLog log, InstantSource clock, Ticker ticker, Waiter waiter, Scheduler timeouts,
       Engine engine) {
     this.config = config;
     this.transport = transport;
@@ -112,6 +114,7 @@ final class OwnerWrites {
     this.log = log;
     this.clock = clock;
     this.ticker = ticker;
+    this.waiter = waiter;
     this.timeouts = timeouts;
     this.engine = engine;
     this.syncWait = config.ackTimeout().plus(config.settleTimeout());
@@ -270,7 +273,7 @@ final class OwnerWrites {
     CompletableFuture<Message> reply = attempt.reply();
     long firstWait = Math.min(config.ackTimeout().toNanos(), deadline - ticker.read());
     try {
-      return reply.get(Math.max(0, firstWait), TimeUnit.NANOSECONDS);
+      return waiter.await(reply, Math.max(0, firstWait));
     } catch (TimeoutException slow) {
       counters.slowAcks.increment();
       log.warn("slow:" + attempt.to(), "Session [" + session.id() + "]: buddy " + attempt.to().value()
@@ -283,7 +286,7 @@ final class OwnerWrites {
         throw new TimeoutException("no acknowledgement from " + attempt.to().value());
       }
       try {
-        return reply.get(Math.min(left, PATIENCE_SLICE_NANOS), TimeUnit.NANOSECONDS);
+        return waiter.await(reply, Math.min(left, PATIENCE_SLICE_NANOS));
       } catch (TimeoutException stillWaiting) {
         // look at the view again
       }

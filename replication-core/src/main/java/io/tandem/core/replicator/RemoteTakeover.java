@@ -8,6 +8,7 @@ import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.Transport;
+import io.tandem.core.spi.Waiter;
 import io.tandem.core.wire.Message;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -49,6 +50,7 @@ final class RemoteTakeover {
 
   private final ReplicationConfig config;
   private final Transport transport;
+  private final Waiter waiter;
   private final NodeId local;
   private final OwnedSessions owned;
   private final BackupStore backups;
@@ -74,7 +76,8 @@ final class RemoteTakeover {
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
       RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
       Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere,
-      Function<String, Acquisition> onlyCopyHere) {
+      Function<String, Acquisition> onlyCopyHere, Waiter waiter) {
+    this.waiter = waiter;
     this.config = config;
     this.transport = transport;
     this.local = transport.localNode();
@@ -265,7 +268,7 @@ final class RemoteTakeover {
     CompletableFuture<Message> reply =
         transport.request(holder, new Message.Migrate(id, local, newEpoch), config.ackTimeout().plus(config.settleTimeout()));
     try {
-      return reply.get(config.ackTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      return waiter.await(reply, config.ackTimeout().toNanos());
     } catch (TimeoutException e) {
       reply.thenAccept(late -> {
         // Not when this node has the session already, or took it and let go of it since: the late copy is older.

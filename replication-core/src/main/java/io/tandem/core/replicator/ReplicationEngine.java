@@ -19,6 +19,7 @@ import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.PeerWatcher;
 import io.tandem.core.spi.Scheduler;
 import io.tandem.core.spi.Ticker;
+import io.tandem.core.spi.Waiter;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
@@ -151,14 +152,14 @@ public final class ReplicationEngine implements AutoCloseable {
     Ticker ticker = Objects.requireNonNull(runtime, "runtime").ticker();
     // A member whose host refused the redial holds nothing any more: asking it would only make a lookup "unknown".
     this.locator =
-        new Locator(transport.localNode(), transport, this::viewWithoutSuspects, config.ackTimeout(), ticker);
+        new Locator(transport.localNode(), transport, this::viewWithoutSuspects, config.ackTimeout(), ticker, runtime.waiter());
     this.transport = Objects.requireNonNull(transport, "transport");
     this.membership = Objects.requireNonNull(membership, "membership");
     this.clock = runtime.wallClock();
     this.listener = Objects.requireNonNull(listener, "listener");
     this.local = transport.localNode();
     this.log = new RateLimitedLog(LOG, ticker::read);
-    this.views = new ViewChanges(ticker);
+    this.views = new ViewChanges(ticker, runtime.waiter());
     this.rules = new FlushRules(config, codec, listener, counters, log);
     this.owned = new OwnedSessions(clock, ownedById);
     this.backups = new BackupStore(clock, config.tombstoneTtl(), config.maxBackupBytes());
@@ -174,7 +175,7 @@ public final class ReplicationEngine implements AutoCloseable {
                 (session, item, more) -> writes().sendQueued(session, item, more))
             : null;
     this.writes = new OwnerWrites(config, transport, rules, owned, touches, outbox, invalidations, views, counters, log,
-        clock, ticker, timeouts, new OwnerWrites.Engine() {
+        clock, ticker, runtime.waiter(), timeouts, new OwnerWrites.Engine() {
           @Override
           public NodeId buddy() {
             return buddy;
@@ -299,7 +300,7 @@ public final class ReplicationEngine implements AutoCloseable {
     this.unknown = new UnknownSessions(clock, max(config.settleTimeout(), Duration.ofSeconds(1)));
     this.leftovers = new LeftoverCopies(local, backups, locator, this::viewWithoutSuspects, this::adopt);
     this.migrations = new Migrations(config, transport, owned, backups, invalidations, quarantine, locator, stateTransfer,
-        leftovers, rules, counters, log, unknown, clock, ticker, new Migrations.Engine() {
+        leftovers, rules, counters, log, unknown, clock, ticker, runtime.waiter(), new Migrations.Engine() {
           @Override
           public NodeId buddy() {
             return buddy;
@@ -342,7 +343,7 @@ public final class ReplicationEngine implements AutoCloseable {
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
         quarantine::isSuspect, unknown::appeared, counters, log);
     this.handoff = new GracefulHandoff(local, transport, owned, rules, config.stateTransferBatchBytes(), counters, log,
-        quarantine::forget, ticker);
+        quarantine::forget, ticker, runtime.waiter());
   }
 
   private static Duration max(Duration a, Duration b) {
@@ -780,15 +781,19 @@ public final class ReplicationEngine implements AutoCloseable {
    * but lives on (its owner is alive), and a stale copy held by a member is one that a later takeover could find.
    */
   private void releaseFormerBackups(MembershipView current, NodeId to) {
-    for (var it = releaseAfterProtection.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<OwnedSession, NodeId> entry = it.next();
+    // Over a copy of the ledger: a release that fails at once (a peer whose redial was refused) puts its entry back
+    // from inside the loop, and an iterator over the live map may meet it again, and again: the maintenance thread
+    // spun so, found by the simulation (ReleaseLedgerSimulationSeedsTest).
+    for (Map.Entry<OwnedSession, NodeId> entry : List.copyOf(releaseAfterProtection.entrySet())) {
       OwnedSession session = entry.getKey();
       NodeId former = entry.getValue();
       // A session that ended, moved on or was fenced before its new buddy had it is released too: its former buddy is
       // no longer its buddy, nobody else would ever tell it, and a copy left there would be adopted, stale or ended,
       // the day its owner leaves the view.
       if (!session.isActive() || session.isProtected()) {
-        it.remove();
+        if (!releaseAfterProtection.remove(session, former)) {
+          continue;
+        }
         // The current buddy keeps the copy of a session still owned here; of one that moved on it keeps nothing.
         if (current.contains(former) && (!session.isActive() || !former.equals(to))) {
           transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), InvalidateReason.RELEASED))

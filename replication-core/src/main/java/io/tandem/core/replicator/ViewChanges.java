@@ -1,7 +1,10 @@
 package io.tandem.core.replicator;
 
 import io.tandem.core.spi.Ticker;
-import java.util.concurrent.TimeUnit;
+import io.tandem.core.spi.Waiter;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -9,41 +12,59 @@ import java.util.function.BooleanSupplier;
  * suspected or cleared, see {@link SuspectedPeers}), so that a SYNC write whose buddy failed retries when there is
  * something new to say (a new buddy, or none) instead of polling.
  *
- * <p>Implementation notes: {@code generation} counts changes; it is written under {@code this} by whichever thread
- * changes the ring (the engine serialises those under its ring lock) and waiters wait on the monitor. It is also
- * volatile so that {@link #current()}, which every SYNC flush asks, takes no lock: a writer changes it only under
- * the lock, so a waiter that read it without the lock and then waits under it misses no change. Nothing else is done
- * under the lock. Deadlines are measured on the engine's ticker; the wait itself is the monitor's, in real time (a
- * blocking wait, to become a future for the simulation: docs/protocol.md, "Time and threads").
+ * <p>Implementation notes: {@code generation} counts changes, and {@code next} is the future the next change completes.
+ * Both are written only in {@link #changed}, under {@code this} (the engine calls it under its ring lock, so changes
+ * never race; the monitor only keeps the pair consistent), and read without a lock: a waiter reads {@code next} before
+ * it compares the generation, so a change made between the two is seen either as a new generation or as a completed
+ * future, never missed. The future is completed after the monitor is released (no future completed under a lock:
+ * whatever waits on it runs at once). The wait itself goes through the engine's {@link Waiter}: it blocks a request
+ * thread in production and parks an actor in the simulation; its deadline is measured on the engine's ticker.
  */
 final class ViewChanges {
   private final Ticker ticker;
+  private final Waiter waiter;
   private volatile long generation;
+  private volatile CompletableFuture<Void> next = new CompletableFuture<>();
 
-  ViewChanges(Ticker ticker) {
+  ViewChanges(Ticker ticker, Waiter waiter) {
     this.ticker = ticker;
+    this.waiter = waiter;
   }
 
   long current() {
     return generation;
   }
 
-  synchronized void changed() {
-    generation++;
-    notifyAll();
+  void changed() {
+    CompletableFuture<Void> reached;
+    synchronized (this) {
+      reached = next;
+      next = new CompletableFuture<>();
+      generation++;
+    }
+    reached.complete(null);
   }
 
   /** Waits until the generation is no longer {@code seen}, at most {@code nanos}; returns whether it changed. */
-  synchronized boolean awaitChange(long seen, long nanos) throws InterruptedException {
+  boolean awaitChange(long seen, long nanos) throws InterruptedException {
     long deadline = ticker.read() + nanos;
-    while (generation == seen) {
+    while (true) {
+      CompletableFuture<Void> change = next;
+      if (generation != seen) {
+        return true;
+      }
       long left = deadline - ticker.read();
       if (left <= 0) {
         return false;
       }
-      TimeUnit.NANOSECONDS.timedWait(this, left);
+      try {
+        waiter.await(change, left);
+      } catch (TimeoutException e) {
+        return generation != seen;
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("a ring change is never completed exceptionally", e);
+      }
     }
-    return true;
   }
 
   /**

@@ -15,15 +15,22 @@ import java.util.Objects;
  *     lifetimes, touch deadlines, the state transfer's rate. These are wall-clock uses that docs/protocol.md 8.4 lists
  *     as a gap; they stay on this clock until issue 27 moves them
  * @param schedulers makes the engine's {@link Scheduler} for each {@link Scheduler.Lane}
+ * @param waiter how a caller's thread waits for a reply or a ring change inside the engine
  */
-public record EngineRuntime(Ticker ticker, InstantSource wallClock, Scheduler.Factory schedulers) {
+public record EngineRuntime(Ticker ticker, InstantSource wallClock, Scheduler.Factory schedulers, Waiter waiter) {
   public EngineRuntime {
     Objects.requireNonNull(ticker, "ticker");
     Objects.requireNonNull(wallClock, "wallClock");
     Objects.requireNonNull(schedulers, "schedulers");
+    Objects.requireNonNull(waiter, "waiter");
   }
 
-  /** Production: {@link System#nanoTime()}, {@code wallClock} and the threads of {@link Scheduler.Factory#system()}. */
+  /** Callers' threads block while they wait ({@link Waiter#blocking()}), as in production. */
+  public EngineRuntime(Ticker ticker, InstantSource wallClock, Scheduler.Factory schedulers) {
+    this(ticker, wallClock, schedulers, Waiter.blocking());
+  }
+
+  /** Production: {@link System#nanoTime()}, {@code wallClock}, the threads of {@link Scheduler.Factory#system()} and blocking waits. */
   public static EngineRuntime system(InstantSource wallClock) {
     return new EngineRuntime(Ticker.system(), wallClock, Scheduler.Factory.system());
   }

@@ -1,0 +1,222 @@
+package io.tandem.core.simulation;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.time.Duration;
+
+/**
+ * Injects the faults of one run, from its seed: which kinds (a mix drawn per seed, so seeds differ in what they
+ * stress), when, on which nodes, and for how long. Every fault heals by {@link #healEverything}, when the faults end:
+ * cuts heal, paused nodes resume and nodes that died start again.
+ *
+ * <p>Implementation notes: touched only by the thread holding the simulation's baton.
+ */
+final class Nemesis {
+  enum Fault { KILL, CRASH, PAUSE, PARTITION, CUT_TRANSPORT, CUT_ONE_WAY, CUT_MEMBERSHIP, LEAVE, CLOCK_STEP, SLOW }
+
+  private final Simulation sim;
+  private final Map<String, SimNode> nodes;
+  private final SimNetwork network;
+  private final SimMembership membership;
+  private final Clients clients;
+  private final Map<Fault, Integer> weights = new EnumMap<>(Fault.class);
+  private long until;
+  private int injected;
+
+  Nemesis(Simulation sim, Map<String, SimNode> nodes, SimNetwork network, SimMembership membership, Clients clients) {
+    this.sim = sim;
+    this.nodes = nodes;
+    this.network = network;
+    this.membership = membership;
+    this.clients = clients;
+    for (Fault f : Fault.values()) {
+      weights.put(f, sim.chance(0.35) ? 0 : 1 + sim.random().nextInt(4)); // a mix per seed
+    }
+    if (weights.values().stream().allMatch(w -> w == 0)) {
+      weights.put(Fault.KILL, 1);
+    }
+  }
+
+  String mix() {
+    List<String> parts = new ArrayList<>();
+    weights.forEach((f, w) -> {
+      if (w > 0) {
+        parts.add(f.name().toLowerCase() + "×" + w);
+      }
+    });
+    return String.join(" ", parts);
+  }
+
+  int injected() {
+    return injected;
+  }
+
+  /** Faults from {@code fromNanos} until {@code untilNanos}, one every 0.5–5 s. */
+  void start(long fromNanos, long untilNanos) {
+    this.until = untilNanos;
+    sim.after(fromNanos - sim.nanos(), "nemesis", this::next);
+  }
+
+  private void next() {
+    if (sim.nanos() >= until) {
+      return;
+    }
+    inject(draw());
+    sim.after(sim.millisBetween(500, 5000), "nemesis", this::next);
+  }
+
+  private Fault draw() {
+    int total = weights.values().stream().mapToInt(Integer::intValue).sum();
+    int roll = sim.random().nextInt(total);
+    for (Map.Entry<Fault, Integer> e : weights.entrySet()) {
+      roll -= e.getValue();
+      if (roll < 0) {
+        return e.getKey();
+      }
+    }
+    throw new IllegalStateException();
+  }
+
+  private void inject(Fault fault) {
+    List<String> up = new ArrayList<>();
+    nodes.values().stream().filter(n -> n.up() && !sim.paused(n.name)).forEach(n -> up.add(n.name));
+    if (up.size() < 2) {
+      return; // keep one node serving; a dead one comes back on its own
+    }
+    String victim = up.get(sim.random().nextInt(up.size()));
+    String other = up.stream().filter(n -> !n.equals(victim)).toList().get(sim.random().nextInt(up.size() - 1));
+    injected++;
+    switch (fault) {
+      case KILL -> {
+        sim.trace().add("FAULT kill " + victim);
+        network.killed(victim);
+        died(victim);
+        membership.noticeWithin(100, 1500);
+        restartLater(victim, 2000, 10000);
+      }
+      case CRASH -> {
+        sim.trace().add("FAULT crash " + victim + " (its host goes silent)");
+        network.hostDown(victim);
+        died(victim);
+        membership.noticeWithin(2000, 4000);
+        restartLater(victim, 5000, 15000);
+      }
+      case PAUSE -> {
+        long pause = sim.millisBetween(300, 8000);
+        sim.trace().add("FAULT pause " + victim + " for " + pause / 1_000_000 + " ms");
+        sim.pause(victim);
+        membership.noticeWithin(2000, 4000);
+        sim.after(pause, "resume", () -> resume(victim));
+      }
+      case PARTITION -> {
+        sim.trace().add("FAULT partition " + victim + " | " + other);
+        network.cut(victim, other);
+        network.cut(other, victim);
+        membership.cut(victim, other);
+        membership.noticeWithin(2000, 4000);
+        sim.after(sim.millisBetween(1000, 10000), "heal", () -> {
+          sim.trace().add("HEAL partition " + victim + " | " + other);
+          network.heal(victim, other);
+          network.heal(other, victim);
+          membership.heal(victim, other);
+          membership.noticeWithin(1000, 3000);
+        });
+      }
+      case CUT_TRANSPORT -> {
+        sim.trace().add("FAULT transport cut " + victim + " | " + other + " (membership still connects them)");
+        network.cut(victim, other);
+        network.cut(other, victim);
+        sim.after(sim.millisBetween(1000, 10000), "heal", () -> {
+          sim.trace().add("HEAL transport cut " + victim + " | " + other);
+          network.heal(victim, other);
+          network.heal(other, victim);
+        });
+      }
+      case CUT_ONE_WAY -> {
+        sim.trace().add("FAULT one-way cut " + victim + " -> " + other);
+        network.cut(victim, other);
+        sim.after(sim.millisBetween(1000, 10000), "heal", () -> {
+          sim.trace().add("HEAL one-way cut " + victim + " -> " + other);
+          network.heal(victim, other);
+        });
+      }
+      case CUT_MEMBERSHIP -> {
+        sim.trace().add("FAULT membership cut " + victim + " | " + other + " (the transport still connects them)");
+        membership.cut(victim, other);
+        membership.noticeWithin(2000, 4000);
+        sim.after(sim.millisBetween(1000, 10000), "heal", () -> {
+          sim.trace().add("HEAL membership cut " + victim + " | " + other);
+          membership.heal(victim, other);
+          membership.noticeWithin(1000, 3000);
+        });
+      }
+      case LEAVE -> {
+        sim.trace().add("FAULT graceful leave " + victim);
+        SimNode leaving = nodes.get(victim);
+        leaving.stopTakingRequests();
+        sim.afterOn(victim, 0, "leave", () -> sim.actors().start(victim, victim + "-shutdown", () -> {
+          int handed = leaving.engine().handOff(Duration.ofSeconds(5));
+          sim.trace().add(victim + " handed " + handed + " sessions over");
+          leaving.engine().close();
+          sim.after(0, "left", () -> {
+            if (sim.alive(victim)) {
+              network.killed(victim); // its port is closed now
+              died(victim);
+            }
+          });
+        }));
+        restartLater(victim, 4000, 12000);
+      }
+      case CLOCK_STEP -> {
+        long step = (sim.chance(0.5) ? -1 : 1) * sim.millisBetween(1000, 600_000) / 1_000_000;
+        sim.trace().add("FAULT clock of " + victim + " steps " + step + " ms");
+        nodes.get(victim).stepClock(step);
+      }
+      case SLOW -> {
+        sim.trace().add("FAULT slow network");
+        network.slowFrames(0.3, 1500);
+        sim.after(sim.millisBetween(2000, 8000), "fast again", () -> network.slowFrames(0.02, 300));
+      }
+      default -> throw new IllegalStateException(fault.name());
+    }
+  }
+
+  private void died(String node) {
+    nodes.get(node).died();
+    clients.nodeDied(node);
+  }
+
+  private void resume(String node) {
+    if (sim.paused(node)) {
+      sim.trace().add("RESUME " + node);
+      sim.resume(node);
+      membership.noticeWithin(1000, 3000);
+    }
+  }
+
+  private void restartLater(String node, long fromMillis, long toMillis) {
+    sim.after(sim.millisBetween(fromMillis, toMillis), "restart", () -> restart(node));
+  }
+
+  private void restart(String node) {
+    if (!sim.alive(node)) {
+      sim.trace().add("RESTART " + node);
+      nodes.get(node).start(network, membership);
+    }
+  }
+
+  /** The faults end: every cut heals, paused nodes resume, dead ones start again, the network is fast. */
+  void healEverything() {
+    sim.trace().add("HEAL everything");
+    network.healAll();
+    network.slowFrames(0.02, 300);
+    membership.healAll();
+    for (SimNode n : nodes.values()) {
+      resume(n.name);
+      restart(n.name);
+    }
+    membership.noticeWithin(1000, 3000);
+  }
+}
