@@ -115,7 +115,7 @@ public final class BackupStore {
     }
     HeldBackup h = entries.get(s.id());
     if (h != null) {
-      if (h.epoch() > s.epoch()) {
+      if (h.epoch() > s.epoch() || h.epoch() == s.epoch() && !h.owner().equals(owner)) {
         return stale(h, s.id());
       }
       if (h.epoch() == s.epoch() && h.version() >= s.version()) {
@@ -141,7 +141,7 @@ public final class BackupStore {
       gaps++;
       return new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + d.sessionId());
     }
-    if (h.epoch() > d.epoch()) {
+    if (h.epoch() > d.epoch() || h.epoch() == d.epoch() && !h.owner().equals(owner)) {
       return stale(h, d.sessionId());
     }
     if (h.epoch() < d.epoch()) {
@@ -208,17 +208,21 @@ public final class BackupStore {
       return new Nack(Nack.Reason.REFUSED, 0, 0, "id change from " + change.oldId() + " to itself");
     }
     HeldBackup h = entries.get(change.oldId());
-    if (h == null) {
-      gaps++;
-      return new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + change.oldId());
-    }
-    if (h.epoch() > change.epoch()) {
+    if (h != null && h.epoch() > change.epoch()) {
       return stale(h, change.oldId());
     }
-    if (h.epoch() < change.epoch() || h.version() != change.version() - 1) {
+    if (h == null || h.epoch() < change.epoch() || h.version() != change.version() - 1) {
+      // The owner gave the old id up whatever this copy lacks: the copy under it goes, and the id is remembered as
+      // ended, or the owner's death would leave it here to be adopted as a live session (docs/protocol.md 11.2).
+      // The gap makes the owner re-send the session in full under its new id.
+      if (h != null) {
+        remove(change.oldId());
+      }
+      tombstone(change.oldId(), change.epoch(), true);
       gaps++;
-      return new Nack(Nack.Reason.GAP, h.epoch(), h.version(),
-          "backup is at " + h.epoch() + "/" + h.version() + ", id change is " + change.epoch() + "/" + change.version());
+      return h == null ? new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + change.oldId())
+          : new Nack(Nack.Reason.GAP, h.epoch(), h.version(),
+              "backup is at " + h.epoch() + "/" + h.version() + ", id change is " + change.epoch() + "/" + change.version());
     }
     remove(change.oldId());
     tombstone(change.oldId(), change.epoch(), true);
@@ -233,6 +237,20 @@ public final class BackupStore {
    * higher epoch, and a former owner that comes back must learn so ({@code INVALIDATED}) instead of being stored.
    */
   public synchronized void refuseUpTo(String id, long epoch) {
+    tombstone(id, epoch, false);
+  }
+
+  /**
+   * This node owns {@code id} now, claimed from a copy at {@code epoch}: as {@link #refuseUpTo}, and the copy this node
+   * held itself at that epoch or older (it was the former owner's buddy) goes. Kept next to the owned session, it
+   * outlived it: handed to a member that asked after the session moved on, or handed off and adopted after the session
+   * ended (docs/protocol.md 11.2).
+   */
+  public synchronized void claimedHere(String id, long epoch) {
+    HeldBackup held = entries.get(id);
+    if (held != null && held.epoch() <= epoch) {
+      remove(id);
+    }
     tombstone(id, epoch, false);
   }
 
@@ -401,10 +419,17 @@ public final class BackupStore {
   }
 
   @GuardedBy("this")
+  /**
+   * The sender's copy is older than the one held here, or as old and from another owner: two nodes claimed the session
+   * at one epoch. The held copy's owner keeps it and the sender is refused (and so fenced), whatever versions the two
+   * are at: a same-epoch update from the other owner acknowledged as "already held" (its version was not above) was a
+   * 200 for a change stored nowhere, and one stored over the held copy dropped the changes the first owner had been
+   * told were safe (docs/protocol.md 11.2).
+   */
   private Nack stale(HeldBackup held, String id) {
     stale++;
     return new Nack(Nack.Reason.STALE_EPOCH, held.epoch(), held.version(),
-        "backup of session " + id + " is at epoch " + held.epoch());
+        "backup of session " + id + " is at epoch " + held.epoch() + " from " + held.owner().value());
   }
 
   private static BackupEntry handOut(HeldBackup held) {

@@ -77,6 +77,14 @@ final class Migrations {
    * everywhere rather than concluding that it exists nowhere.
    */
   private final RecentIds handedAway;
+  /**
+   * Ids this node handed to a member that asked, within the longest a reply can take ({@code ackTimeout} +
+   * {@code settleTimeout}): the session may still be on its way. A request here for one of them takes it only from a
+   * member that owns it ({@link RemoteTakeover}), never from a backup: that is this node's own old copy, at its
+   * former buddy, and claiming it made a second owner at the same epoch, whose acknowledged writes the first one's
+   * copy then lacked (docs/protocol.md 11.2, found by the simulation).
+   */
+  private final RecentIds justHanded;
   private final long ackTimeoutNanos;
   private final Ticker ticker;
 
@@ -99,10 +107,14 @@ final class Migrations {
     // As long as a buddy keeps a tombstone (a cookie naming this node can outlive 30 s by far), and room for a
     // whole node's sessions handed away at once in a rolling restart.
     this.handedAway = new RecentIds(clock, config.tombstoneTtl(), HANDED_AWAY_CAPACITY);
+    // On the ticker, not the wall clock: a clock stepped back would keep an id "on its way" for as long as the step.
+    this.justHanded = new RecentIds(() -> java.time.Instant.ofEpochSecond(0, ticker.read()),
+        config.ackTimeout().plus(config.settleTimeout()), HANDED_AWAY_CAPACITY);
     this.ackTimeoutNanos = config.ackTimeout().toNanos();
     this.ticker = ticker;
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
-        counters, log, unknown, engine::view, this::promote, handedAway::contains, this::onlyCopyHere, waiter);
+        counters, log, unknown, engine::view, this::promote, handedAway::contains, justHanded::contains, this::onlyCopyHere,
+        waiter);
   }
 
   /**
@@ -318,6 +330,7 @@ final class Migrations {
       snapshot = OwnedSession.encode(handed.get(), rules); // before the container drops its copy and its attributes
       engine.retireFenced(session, "migrated to " + requester.value());
       handedAway.add(id);
+      justHanded.add(id);
       NodeId to = engine.buddy();
       if (to != null && !to.equals(requester)) {
         transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED))

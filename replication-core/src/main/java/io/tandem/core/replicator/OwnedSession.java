@@ -41,9 +41,14 @@ import java.util.concurrent.CompletableFuture;
  * reply under it.
  */
 public final class OwnedSession {
+  /** More logins than this while a release is pending are not expected; the oldest ids are forgotten first. */
+  private static final int MAX_FORMER_IDS = 4;
   private final int hash;
   @GuardedBy("this")
   private String id;
+  /** See {@link #formerIds()}. */
+  @GuardedBy("this")
+  private final List<String> formerIds = new ArrayList<>(0);
   private final long epoch;
   @GuardedBy("this")
   private long version;
@@ -395,8 +400,20 @@ public final class OwnedSession {
 
   /** The container changed the session id; returns the new version, at which the buddy re-keys its copy. */
   synchronized long changeId(String newId) {
+    formerIds.add(id);
+    if (formerIds.size() > MAX_FORMER_IDS) {
+      formerIds.remove(0);
+    }
     id = newId;
     return ++version;
+  }
+
+  /**
+   * The ids this session had before its logins, newest last (at most {@value #MAX_FORMER_IDS}): a member that held a
+   * copy under one of them is told it ended when it is released (docs/protocol.md 11.2).
+   */
+  synchronized List<String> formerIds() {
+    return List.copyOf(formerIds);
   }
 
   /** The container materialized this (stored) session: from now on its state lives in the container. */

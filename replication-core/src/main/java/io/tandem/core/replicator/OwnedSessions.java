@@ -71,10 +71,13 @@ final class OwnedSessions {
     return byId.size();
   }
 
-  void markProtected(OwnedSession session, long version) {
+  /** Returns whether the session was unprotected until now (a buddy holds a copy of it again). */
+  boolean markProtected(OwnedSession session, long version) {
     if (session.markProtected(version)) {
       decrementUnprotected();
+      return true;
     }
+    return false;
   }
 
   void markUnprotected(OwnedSession session) {

@@ -68,6 +68,19 @@ final class OwnerWrites {
     void ended(OwnedSession session);
 
     /**
+     * A login gave up {@code oldId} at the session's epoch: no copy under it is stored or taken back in here from now
+     * on, and a member that asks hears it ended (docs/protocol.md 11.2).
+     */
+    void idGivenUp(OwnedSession session, String oldId);
+
+    /**
+     * The buddy {@code to} holds a copy of the session again, after a time without: it may also hold an older copy
+     * under an id a login gave up meanwhile (it was out of the view, or not the buddy, at the login), which it must
+     * drop (docs/protocol.md 11.2).
+     */
+    void protectedAnew(OwnedSession session, NodeId to);
+
+    /**
      * Whether this node was paused (or cut off) since the session was last confirmed, so that another node may own
      * it now: checked at the end of each SYNC request, since the pause may have struck while the request ran.
      */
@@ -298,7 +311,9 @@ final class OwnerWrites {
     if (answer instanceof Message.Ack ack) {
       counters.acks.increment();
       if (to.equals(engine.buddy())) {
-        owned.markProtected(session, ack.version());
+        if (owned.markProtected(session, ack.version())) {
+          engine.protectedAnew(session, to);
+        }
       }
       return Optional.of(FlushOutcome.REPLICATED);
     }
@@ -403,6 +418,7 @@ final class OwnerWrites {
       long version = session.changeId(newId);
       owned.rekey(oldId, newId, session);
       touches.forget(oldId);
+      engine.idGivenUp(session, oldId);
       Message.IdChange change = new Message.IdChange(oldId, newId, session.epoch(), version);
       if (outbox != null) {
         outbox.offerControl(session, change);

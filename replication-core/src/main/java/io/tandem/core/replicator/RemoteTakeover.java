@@ -51,6 +51,8 @@ final class RemoteTakeover {
   private final ReplicationConfig config;
   private final Transport transport;
   private final Waiter waiter;
+  /** Whether this node handed the session to a member a moment ago, and it may still be on its way (Migrations). */
+  private final Predicate<String> onItsWay;
   private final NodeId local;
   private final OwnedSessions owned;
   private final BackupStore backups;
@@ -75,8 +77,9 @@ final class RemoteTakeover {
   RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
       RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
-      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere,
+      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere, Predicate<String> onItsWay,
       Function<String, Acquisition> onlyCopyHere, Waiter waiter) {
+    this.onItsWay = onItsWay;
     this.waiter = waiter;
     this.config = config;
     this.transport = transport;
@@ -130,7 +133,9 @@ final class RemoteTakeover {
     long token = unknown.beforeAsking();
     MembershipView current = view.get();
     boolean elsewhere = false;
-    if (trusted && route.isPresent() && current != null) {
+    // A session handed away from here a moment ago is looked for among every member's answers, where an owner can be
+    // told from a backup (see everyMember): the one hop cannot tell them apart.
+    if (trusted && route.isPresent() && current != null && !onItsWay.test(id)) {
       Acquisition[] decided = new Acquisition[1];
       HopResult hop = oneHop(id, targets(current, route.get()), decided);
       elsewhere = hop == HopResult.ELSEWHERE;
@@ -234,6 +239,10 @@ final class RemoteTakeover {
         holder = reply.getKey();
       }
     }
+    if (onItsWay.test(id) && !ended && (holder == null || best.holding() != Message.LocateReply.Holding.PRIMARY)) {
+      return Search.of(Acquisition.unavailable("session " + id + " was handed to another member by " + local.value()
+          + " a moment ago, and no member reports owning it yet; retry"));
+    }
     if (holder == null) {
       if (unconfirmed && !ended) {
         return Search.of(Acquisition.unavailable("session " + id + " is held by a member that has not confirmed it since a pause"));
@@ -295,7 +304,7 @@ final class RemoteTakeover {
           + " taken back in", id, ended.getAsLong(), holder.value(), heldAt);
       return Acquisition.NOWHERE;
     }
-    backups.refuseUpTo(id, heldAt); // the former holder's epoch: its late updates are refused here too
+    backups.claimedHere(id, heldAt); // the former holder's epoch: its late updates are refused here too
     OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
     if (!owned.add(session)) {
       return promote.apply(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));

@@ -190,8 +190,20 @@ public final class ReplicationEngine implements AutoCloseable {
           public void ended(OwnedSession session) {
             quarantine().forget(session.id());
             // Invalidation wins here too: no copy of this session at this epoch or older is stored or taken back in
-            // here from now on, nor handed to a member that asks (see Migrations).
-            backups().ended(session.id(), session.epoch());
+            // here from now on, nor handed to a member that asks (see Migrations). A copy this node still held of it
+            // (the backup it kept when it took the session over) goes now: handed off or adopted later, it brought
+            // the ended session back (docs/protocol.md 11.2).
+            backups().endedElsewhere(session.id(), session.epoch());
+          }
+
+          @Override
+          public void idGivenUp(OwnedSession session, String oldId) {
+            backups().endedElsewhere(oldId, session.epoch());
+          }
+
+          @Override
+          public void protectedAnew(OwnedSession session, NodeId to) {
+            tellIdsGivenUp(session, to);
           }
 
           @Override
@@ -768,8 +780,15 @@ public final class ReplicationEngine implements AutoCloseable {
 
   private void onBulkAck(OwnedSession session, NodeId to, long version) {
     counters.acks.increment();
-    if (to.equals(buddy)) {
-      owned.markProtected(session, version);
+    if (to.equals(buddy) && owned.markProtected(session, version)) {
+      tellIdsGivenUp(session, to);
+    }
+  }
+
+  /** See {@link OwnerWrites.Engine#protectedAnew}: each id the session gave up ended, for good. */
+  private void tellIdsGivenUp(OwnedSession session, NodeId to) {
+    for (String given : session.formerIds()) {
+      transport.request(to, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
     }
   }
 
@@ -802,6 +821,11 @@ public final class ReplicationEngine implements AutoCloseable {
                   releaseAfterProtection.putIfAbsent(session, former); // the next tick sends it again
                 }
               });
+          // An id a login gave up while the release waited: the former buddy may hold its copy under that id, which
+          // it would adopt as a live session the day this node died (docs/protocol.md 11.2). It ended, for good.
+          for (String given : session.formerIds()) {
+            transport.request(former, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
+          }
         }
       }
     }

@@ -123,14 +123,34 @@ class BackupStoreSnapshotsTest {
     assertThat(held("s")).isSameAs(held("s"));
   }
 
+  /**
+   * Every claim raises the epoch, so another node writing at the epoch held here is a second owner at that epoch: it is
+   * refused, never acknowledged as stored (docs/protocol.md 11.2), and the held copy keeps its owner and its changes.
+   */
   @Test
-  void applyDelta_fromANewSender_makesItTheOwnerAsAFullSessionWould() {
+  void applyDelta_fromAnotherNodeAtTheHeldEpoch_isRefusedAsATie() {
     store.applyFull(OWNER, full("s", 1, Map.of()));
 
-    assertThat(store.applyDelta(TAKER, delta("s", 1, Map.of("a", b("1")), Set.of()))).isEqualTo(new Ack(1, 2));
+    Message answer = store.applyDelta(TAKER, delta("s", 1, Map.of("a", b("1")), Set.of()));
 
-    assertThat(store.entry("s").orElseThrow().owner()).isEqualTo(TAKER);
-    assertThat(store.heldFor(OWNER)).isEmpty();
+    assertThat(answer).isInstanceOfSatisfying(Message.Nack.class,
+        nack -> assertThat(nack.reason()).isEqualTo(Message.Nack.Reason.STALE_EPOCH));
+    assertThat(store.entry("s").orElseThrow().owner()).isEqualTo(OWNER);
+    assertThat(store.entry("s").orElseThrow().snapshot().attributes()).isEmpty();
+  }
+
+  /** A full copy from another node at the held epoch, even at a later version: a tie, refused the same way. */
+  @Test
+  void applyFull_fromAnotherNodeAtTheHeldEpoch_isRefusedAsATie() {
+    store.applyFull(OWNER, full("s", 1, Map.of("a", b("mine"))));
+
+    Message answer = store.applyFull(TAKER, new SessionSnapshot("s", 1, 9, SessionMetadata.created(0, 60),
+        Map.of("a", b("theirs"))));
+
+    assertThat(answer).isInstanceOfSatisfying(Message.Nack.class,
+        nack -> assertThat(nack.reason()).isEqualTo(Message.Nack.Reason.STALE_EPOCH));
+    assertThat(store.entry("s").orElseThrow().owner()).isEqualTo(OWNER);
+    assertThat(store.entry("s").orElseThrow().snapshot().attributes()).containsEntry("a", b("mine"));
   }
 
   /** Random deltas, metadata changes, touches and id changes: the kept count equals a recount every time. */

@@ -143,6 +143,12 @@ class AsyncInvalidationBacklogTest {
     public void ended(OwnedSession s) {}
 
     @Override
+    public void idGivenUp(OwnedSession s, String oldId) {}
+
+    @Override
+    public void protectedAnew(OwnedSession s, io.tandem.core.spi.NodeId to) {}
+
+    @Override
     public boolean suspect(OwnedSession s) {
       return false;
     }

@@ -11,6 +11,12 @@ import java.time.Duration;
  * stress), when, on which nodes, and for how long. Every fault heals by {@link #healEverything}, when the faults end:
  * cuts heal, paused nodes resume and nodes that died start again.
  *
+ * <p>The faults keep to what one backup per session promises to survive: one impaired node at a time (killed, crashed,
+ * paused, cut off on the transport or the membership, or leaving), and the next impairment only {@link #RECOVERY}
+ * after the previous one ended (its node restarted, resumed or reconnected), the time the cluster takes to copy every
+ * session to two nodes again. Two nodes lost together lose what only they held, whatever the protocol; that is not
+ * what the checker is for. A slow network and a clock step impair nobody and come at any time.
+ *
  * <p>Implementation notes: touched only by the thread holding the simulation's baton.
  */
 final class Nemesis {
@@ -24,6 +30,11 @@ final class Nemesis {
   private final Map<Fault, Integer> weights = new EnumMap<>(Fault.class);
   private long until;
   private int injected;
+  /** When the current impairment's recovery ends: no node is impaired before that. */
+  private long impairedUntil;
+
+  /** How long after an impairment ended the next one may begin. */
+  static final long RECOVERY = 5_000_000_000L;
 
   Nemesis(Simulation sim, Map<String, SimNode> nodes, SimNetwork network, SimMembership membership, Clients clients) {
     this.sim = sim;
@@ -63,8 +74,16 @@ final class Nemesis {
     if (sim.nanos() >= until) {
       return;
     }
-    inject(draw());
+    Fault fault = draw();
+    if (fault == Fault.CLOCK_STEP || fault == Fault.SLOW || sim.nanos() >= impairedUntil) {
+      inject(fault);
+    }
     sim.after(sim.millisBetween(500, 5000), "nemesis", this::next);
+  }
+
+  /** The impairment that begins now ends {@code endsIn} from now; the next may begin {@link #RECOVERY} after that. */
+  private void impaired(long endsIn) {
+    impairedUntil = Math.max(impairedUntil, sim.nanos() + endsIn + RECOVERY);
   }
 
   private Fault draw() {
@@ -94,14 +113,14 @@ final class Nemesis {
         network.killed(victim);
         died(victim);
         membership.noticeWithin(100, 1500);
-        restartLater(victim, 2000, 10000);
+        impaired(restartLater(victim, 2000, 10000));
       }
       case CRASH -> {
         sim.trace().add("FAULT crash " + victim + " (its host goes silent)");
         network.hostDown(victim);
         died(victim);
         membership.noticeWithin(2000, 4000);
-        restartLater(victim, 5000, 15000);
+        impaired(restartLater(victim, 5000, 15000));
       }
       case PAUSE -> {
         long pause = sim.millisBetween(300, 8000);
@@ -109,6 +128,7 @@ final class Nemesis {
         sim.pause(victim);
         membership.noticeWithin(2000, 4000);
         sim.after(pause, "resume", () -> resume(victim));
+        impaired(pause + 3_000_000_000L); // and the membership's merge after it
       }
       case PARTITION -> {
         sim.trace().add("FAULT partition " + victim + " | " + other);
@@ -116,7 +136,9 @@ final class Nemesis {
         network.cut(other, victim);
         membership.cut(victim, other);
         membership.noticeWithin(2000, 4000);
-        sim.after(sim.millisBetween(1000, 10000), "heal", () -> {
+        long heal = sim.millisBetween(1000, 10000);
+        impaired(heal + 3_000_000_000L);
+        sim.after(heal, "heal", () -> {
           sim.trace().add("HEAL partition " + victim + " | " + other);
           network.heal(victim, other);
           network.heal(other, victim);
@@ -128,7 +150,9 @@ final class Nemesis {
         sim.trace().add("FAULT transport cut " + victim + " | " + other + " (membership still connects them)");
         network.cut(victim, other);
         network.cut(other, victim);
-        sim.after(sim.millisBetween(1000, 10000), "heal", () -> {
+        long heal = sim.millisBetween(1000, 10000);
+        impaired(heal + 3_000_000_000L);
+        sim.after(heal, "heal", () -> {
           sim.trace().add("HEAL transport cut " + victim + " | " + other);
           network.heal(victim, other);
           network.heal(other, victim);
@@ -137,7 +161,9 @@ final class Nemesis {
       case CUT_ONE_WAY -> {
         sim.trace().add("FAULT one-way cut " + victim + " -> " + other);
         network.cut(victim, other);
-        sim.after(sim.millisBetween(1000, 10000), "heal", () -> {
+        long heal = sim.millisBetween(1000, 10000);
+        impaired(heal + 3_000_000_000L);
+        sim.after(heal, "heal", () -> {
           sim.trace().add("HEAL one-way cut " + victim + " -> " + other);
           network.heal(victim, other);
         });
@@ -146,7 +172,9 @@ final class Nemesis {
         sim.trace().add("FAULT membership cut " + victim + " | " + other + " (the transport still connects them)");
         membership.cut(victim, other);
         membership.noticeWithin(2000, 4000);
-        sim.after(sim.millisBetween(1000, 10000), "heal", () -> {
+        long heal = sim.millisBetween(1000, 10000);
+        impaired(heal + 3_000_000_000L);
+        sim.after(heal, "heal", () -> {
           sim.trace().add("HEAL membership cut " + victim + " | " + other);
           membership.heal(victim, other);
           membership.noticeWithin(1000, 3000);
@@ -167,7 +195,7 @@ final class Nemesis {
             }
           });
         }));
-        restartLater(victim, 4000, 12000);
+        impaired(restartLater(victim, 4000, 12000));
       }
       case CLOCK_STEP -> {
         long step = (sim.chance(0.5) ? -1 : 1) * sim.millisBetween(1000, 600_000) / 1_000_000;
@@ -196,8 +224,11 @@ final class Nemesis {
     }
   }
 
-  private void restartLater(String node, long fromMillis, long toMillis) {
-    sim.after(sim.millisBetween(fromMillis, toMillis), "restart", () -> restart(node));
+  /** Returns in how long. */
+  private long restartLater(String node, long fromMillis, long toMillis) {
+    long in = sim.millisBetween(fromMillis, toMillis);
+    sim.after(in, "restart", () -> restart(node));
+    return in;
   }
 
   private void restart(String node) {

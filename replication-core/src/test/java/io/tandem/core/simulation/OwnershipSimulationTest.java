@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
  * The deterministic simulation's fixed seed set, run by every build: {@value #DEFAULT_SEEDS} schedules (or {@code
  * -Dtandem.simulation.seeds=N}) of the real engine under seeded faults, each judged by the {@link Checker}.
  *
- * <p>The engine does not yet keep every rule the checker holds it to: docs/protocol.md, "What the simulation found",
- * lists each kind of violation still open, with the seed that shows it and the gap behind it. Those kinds ({@link
+ * <p>The engine does not yet keep every rule the checker holds it to: docs/protocol.md 11.3 lists each kind of
+ * violation still open, with the gap behind it. Those kinds ({@link
  * #OPEN}) are counted and printed here; every other kind fails the build, naming the seed and the command that
  * replays it. Closing a gap removes its kind from {@link #OPEN}, so that the build holds the engine to it from then on.
  */
@@ -30,17 +30,17 @@ class OwnershipSimulationTest {
   static final int DEFAULT_SEEDS = 2_000;
 
   /**
-   * The kinds of violation the engine still shows, each a gap written in docs/protocol.md section 11: to be closed by
-   * the ballot change and the fixes of issue 27, and then removed from here.
+   * The kinds of violation the engine still shows, each a gap written in docs/protocol.md 11.3: to be closed by the
+   * ballot change and the fixes of issue 27, and then removed from here.
    */
   static final Set<Checker.Kind> OPEN = EnumSet.of(
-      Checker.Kind.LOST_SESSION, // 11.1: a migration lets go before the requester holds the session
-      Checker.Kind.LOST_WRITE, // 11.2: two owners at one epoch; a buddy acknowledges what it did not store
-      Checker.Kind.INVALIDATED_SERVED, // 11.3: a stale backup next to an owned session outlives its end
-      Checker.Kind.ABANDONED_ID_SERVED, // 11.4: a login's old id survives where the id change did not reach
-      Checker.Kind.OWNERS_AFTER_SETTLE, // 11.1 and 11.2 seen at the end
-      Checker.Kind.NO_COPY_AFTER_SETTLE,
-      Checker.Kind.UNAVAILABLE_AFTER_SETTLE); // 11.5: a live owner that will not hand over, and lost sessions
+      Checker.Kind.LOST_SESSION, // 11.3.1: a migration lets go before the requester holds the session
+      Checker.Kind.LOST_WRITE, // 11.3.2: claims still tie (epoch + 1 at five sites)
+      Checker.Kind.INVALIDATED_SERVED, // 11.3.3: a copy on a member that was away when the session ended
+      Checker.Kind.ABANDONED_ID_SERVED, // 11.3.4: the same for an id a login gave up
+      Checker.Kind.OWNERS_AFTER_SETTLE, // 11.3.1, seen at the end
+      Checker.Kind.NO_COPY_AFTER_SETTLE, // 11.3.1, seen at the end
+      Checker.Kind.UNAVAILABLE_AFTER_SETTLE); // 11.3.5: a backup nobody adopts
 
   /** Kept so that the engine's loggers stay quiet while thousands of schedules run (their logs are the trace's). */
   private static final Logger ENGINE_LOGS = Logger.getLogger("io.tandem");

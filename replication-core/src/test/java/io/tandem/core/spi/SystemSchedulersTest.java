@@ -56,8 +56,10 @@ class SystemSchedulersTest {
     Scheduler timeouts = Scheduler.Factory.system().create(Scheduler.Lane.TIMEOUTS, NODE);
     CompletableFuture<String> fired = new CompletableFuture<>();
     AtomicInteger cancelledRan = new AtomicInteger();
-    timeouts.schedule(cancelledRan::incrementAndGet, Duration.ofMillis(10)).cancel();
-    timeouts.schedule(() -> fired.complete(Thread.currentThread().getName()), Duration.ofMillis(20));
+    // Far enough out that a thread descheduled on a loaded machine still cancels before it falls due (at 10 ms it
+    // once ran first).
+    timeouts.schedule(cancelledRan::incrementAndGet, Duration.ofMillis(500)).cancel();
+    timeouts.schedule(() -> fired.complete(Thread.currentThread().getName()), Duration.ofMillis(600));
     timeouts.close(); // as the engine never does: it changes nothing
 
     assertThat(fired.get(5, TimeUnit.SECONDS)).isEqualTo("CompletableFutureDelayScheduler");

@@ -1,0 +1,77 @@
+package io.tandem.core.simulation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Seeds on which the simulation found a violation, each kept as the regression test of its fix (each fails with its
+ * fix taken out: checked when it was written). A seed replays one schedule of the real engine; a later change to the
+ * engine may move the schedule off the path that broke, so each fix also keeps its unit of the seed set
+ * ({@link OwnershipSimulationTest}) and, where the path is short, a test of its own.
+ */
+class SimulationSeedsTest {
+  private static final Logger ENGINE_LOGS = Logger.getLogger("io.tandem");
+  private static Level before;
+
+  @BeforeAll
+  static void quiet() {
+    before = ENGINE_LOGS.getLevel();
+    ENGINE_LOGS.setLevel(Level.OFF);
+  }
+
+  @AfterAll
+  static void loud() {
+    ENGINE_LOGS.setLevel(before);
+  }
+
+  /**
+   * The release ledger's loop met again the entry that a release failing at once (its peer refused the redial) put
+   * back, and the maintenance thread spun there for good.
+   */
+  @Test
+  void releaseLedger_aReleaseThatFailsAtOnce_doesNotSpinTheMaintenanceThread_seed122() {
+    assertThat(kinds(122)).doesNotContain(Checker.Kind.RUN_FAILED);
+  }
+
+  /**
+   * A login whose id change met a gap at the buddy (a copy behind after an unconfirmed write) left the old id's copy
+   * there, and a member that held it when the login came (out of the view, or a former buddy) kept it: adopted when the
+   * owner stopped, the abandoned id was served again (issue 27 item 2, docs/protocol.md 11.2).
+   */
+  @Test
+  void login_theIdItGaveUp_isNeverServedAgain_seeds154and230() {
+    assertThat(kinds(154)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
+    assertThat(kinds(230)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
+  }
+
+  /**
+   * A node that took a session over kept the backup it held of it next to the owned session; handed off or handed out
+   * later, that copy brought the session back after a logout (docs/protocol.md 8.7 N1, 11.3).
+   */
+  @Test
+  void logout_aCopyKeptNextToTheOwnedSession_doesNotBringItBack_seeds12and45() {
+    assertThat(kinds(12)).doesNotContain(Checker.Kind.INVALIDATED_SERVED);
+    assertThat(kinds(45)).doesNotContain(Checker.Kind.INVALIDATED_SERVED);
+  }
+
+  /**
+   * Two owners at one epoch (issue 27 item 1): a node that had just handed a session to a member took it back from
+   * its own older copy at that member, which claimed it at the same epoch a moment later; the member then held the
+   * first node's acknowledged write as a backup and dropped it for its own older claim (docs/protocol.md 11.2).
+   */
+  @Test
+  void twoOwnersAtOneEpoch_aWriteAcknowledgedByOne_isNotLostToTheOther_seeds13and215() {
+    assertThat(kinds(13)).doesNotContain(Checker.Kind.LOST_WRITE);
+    assertThat(kinds(215)).doesNotContain(Checker.Kind.LOST_WRITE);
+  }
+
+  private static List<Checker.Kind> kinds(long seed) {
+    return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
+  }
+}
