@@ -44,7 +44,10 @@ import java.util.function.Predicate;
  * cheap map operations on bytes already decoded, so one lock costs little and keeps {@code bytesHeld} exact.
  */
 public final class BackupStore {
+  /** The time of day: session times (last access) that other nodes stamped, for expiry. */
   private final InstantSource clock;
+  /** Local lifetimes (tombstones): the engine's ticker, so that a step of the wall clock neither ends nor extends them. */
+  private final InstantSource lifetimes;
   private final Duration tombstoneTtl;
   private final long maxBytes;
   @GuardedBy("this")
@@ -75,9 +78,23 @@ public final class BackupStore {
     this(clock, tombstoneTtl, Long.MAX_VALUE);
   }
 
-  /** @param maxBytes most bytes of copies held ({@code maxBackupBytes}); see the class comment */
+  /**
+   * One clock for session times and tombstone lifetimes alike (tests that move one manual clock).
+   *
+   * @param maxBytes most bytes of copies held ({@code maxBackupBytes}); see the class comment
+   */
   public BackupStore(InstantSource clock, Duration tombstoneTtl, long maxBytes) {
+    this(clock, clock, tombstoneTtl, maxBytes);
+  }
+
+  /**
+   * @param clock the time of day, which session times are on (orphan expiry)
+   * @param lifetimes where tombstones' ages are measured: the engine's ticker ({@code Ticker.asLocalClock})
+   * @param maxBytes most bytes of copies held ({@code maxBackupBytes}); see the class comment
+   */
+  public BackupStore(InstantSource clock, InstantSource lifetimes, Duration tombstoneTtl, long maxBytes) {
     this.clock = clock;
+    this.lifetimes = lifetimes;
     this.tombstoneTtl = tombstoneTtl;
     this.maxBytes = maxBytes;
   }
@@ -107,6 +124,20 @@ public final class BackupStore {
 
   /** @param ended the session ended (invalidated, expired, or an id given up at login), not only moved to another node */
   private record Tombstone(long epoch, long atMillis, boolean ended) {}
+
+  /**
+   * The refusal any update of {@code id} at {@code epoch} gets here whoever sends it, without storing anything: the
+   * session ended or moved on here at that epoch or later, or a copy at a later epoch is held. Empty when an update
+   * could be stored.
+   */
+  public synchronized Optional<Nack> refusal(String id, long epoch) {
+    Optional<Nack> refused = refuseTombstoned(id, epoch);
+    if (refused.isPresent()) {
+      return refused;
+    }
+    HeldBackup h = entries.get(id);
+    return h != null && h.epoch() > epoch ? Optional.of(stale(h, id)) : Optional.empty();
+  }
 
   public synchronized Message applyFull(NodeId owner, SessionSnapshot s) {
     Optional<Nack> refused = refuseTombstoned(s.id(), s.epoch());
@@ -280,8 +311,7 @@ public final class BackupStore {
    */
   public synchronized OptionalLong endedAt(String id) {
     Tombstone tombstone = tombstones.get(id);
-    // wall clock: see docs/protocol.md 8.4
-    boolean ended = tombstone != null && tombstone.ended() && clock.millis() - tombstone.atMillis() <= tombstoneTtl.toMillis();
+    boolean ended = tombstone != null && tombstone.ended() && lifetimes.millis() - tombstone.atMillis() <= tombstoneTtl.toMillis();
     return ended ? OptionalLong.of(tombstone.epoch()) : OptionalLong.empty();
   }
 
@@ -301,7 +331,7 @@ public final class BackupStore {
   /** A later tombstone never lowers the epoch refused, nor forgets that the session ended while the first lives. */
   @GuardedBy("this")
   private void tombstone(String id, long epoch, boolean ended) {
-    long now = clock.millis(); // wall clock: see docs/protocol.md 8.4
+    long now = lifetimes.millis();
     Tombstone before = tombstones.get(id);
     boolean live = before != null && now - before.atMillis() <= tombstoneTtl.toMillis();
     tombstones.put(id, new Tombstone(live ? Math.max(epoch, before.epoch()) : epoch, now, ended || live && before.ended()));
@@ -366,7 +396,8 @@ public final class BackupStore {
    * @return the ids dropped
    */
   public synchronized List<String> expireOrphans(Predicate<NodeId> ownerAlive, long graceMillis) {
-    long now = clock.millis(); // wall clock: see docs/protocol.md 8.4
+    long now = clock.millis(); // the time of day: last-access times are stamped so
+    long age = lifetimes.millis();
     List<String> expired = new ArrayList<>();
     for (HeldBackup entry : List.copyOf(entries.values())) {
       if (!ownerAlive.test(entry.owner()) && entry.metadata().isExpiredAt(now, graceMillis)) {
@@ -377,7 +408,7 @@ public final class BackupStore {
       }
     }
     for (Iterator<Tombstone> it = tombstones.values().iterator(); it.hasNext(); ) {
-      if (now - it.next().atMillis() > tombstoneTtl.toMillis()) {
+      if (age - it.next().atMillis() > tombstoneTtl.toMillis()) {
         it.remove();
       }
     }
@@ -395,7 +426,7 @@ public final class BackupStore {
     if (tombstone == null || tombstone.epoch() < epoch) {
       return Optional.empty();
     }
-    if (clock.millis() - tombstone.atMillis() > tombstoneTtl.toMillis()) { // wall clock: see docs/protocol.md 8.4
+    if (lifetimes.millis() - tombstone.atMillis() > tombstoneTtl.toMillis()) {
       tombstones.remove(id);
       return Optional.empty();
     }

@@ -14,6 +14,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The backup side: answers other members' messages. Updates go to the bytes-only {@link BackupStore}, unless this
@@ -44,9 +45,11 @@ final class IncomingRequests {
       java.util.function.BiConsumer<OwnedSession, String> fence,
       java.util.function.BiFunction<NodeId, Message.Migrate, Message> migrate,
       java.util.function.Predicate<String> unconfirmed,
+      java.util.function.Predicate<NodeId> member,
       Consumer<String> appeared,
       ReplicationCounters counters,
       RateLimitedLog log) {
+    this.member = member;
     this.local = local;
     this.backups = backups;
     this.owned = owned;
@@ -59,6 +62,9 @@ final class IncomingRequests {
     this.log = log;
   }
 
+  /** Whether a node is in this node's view: only a member's copies are stored here (see {@link #answer}). */
+  private final java.util.function.Predicate<NodeId> member;
+
   CompletionStage<Message> handle(NodeId from, Message request) {
     return CompletableFuture.completedFuture(answer(from, request));
   }
@@ -67,10 +73,10 @@ final class IncomingRequests {
     if (request instanceof Message.FullSession full) {
       SessionSnapshot s = full.snapshot();
       appeared.accept(s.id());
-      return ownedHere(s.id(), s.epoch()).orElseGet(() -> backups.applyFull(from, s));
+      return store(from, s.id(), s.epoch(), () -> backups.applyFull(from, s));
     }
     if (request instanceof Message.SessionDelta delta) {
-      return ownedHere(delta.sessionId(), delta.epoch()).orElseGet(() -> backups.applyDelta(from, delta));
+      return store(from, delta.sessionId(), delta.epoch(), () -> backups.applyDelta(from, delta));
     }
     if (request instanceof Message.TouchBatch batch) {
       return backups.applyTouches(from, batch);
@@ -80,7 +86,7 @@ final class IncomingRequests {
     }
     if (request instanceof Message.IdChange change) {
       appeared.accept(change.newId());
-      return ownedHere(change.oldId(), change.epoch()).orElseGet(() -> backups.changeId(from, change));
+      return store(from, change.oldId(), change.epoch(), () -> backups.changeId(from, change));
     }
     if (request instanceof Message.BulkTransfer bulk) {
       List<Message.BulkRefusals.Refusal> refusals = new ArrayList<>(0);
@@ -88,7 +94,7 @@ final class IncomingRequests {
         appeared.accept(s.id());
         if (bulk.purpose() == Message.BulkTransfer.Purpose.HANDOFF) {
           adoptHandoff.accept(s);
-        } else if (ownedHere(s.id(), s.epoch()).orElseGet(() -> backups.applyFull(from, s)) instanceof Nack refused) {
+        } else if (store(from, s.id(), s.epoch(), () -> backups.applyFull(from, s)) instanceof Nack refused) {
           refusals.add(new Message.BulkRefusals.Refusal(s.id(), refused));
         }
       }
@@ -105,6 +111,33 @@ final class IncomingRequests {
     log.warn("unsupported:" + from, "Node " + from.value() + " sent a " + request.type() + " request, which "
         + local.value() + " does not answer");
     return new Nack(Nack.Reason.UNSUPPORTED, 0, 0, request.type() + " is not a request this node answers");
+  }
+
+  /**
+   * A copy, delta or id change from {@code from} for session {@code id} at {@code epoch}: refused (and so fenced) when
+   * this node owns the session at that epoch or later, or when the store refuses it anyway (ended here, or held at a
+   * later epoch); otherwise stored, but only from a member of this node's view.
+   *
+   * <p>A node the view does not list (dropped while it was paused or cut off, and not merged back yet) still takes
+   * itself for an owner. Its copy stored here would be an orphan at once, promoted by the next request at the next
+   * epoch while the sender went on serving its own (reads need no buddy): a logged-out session was read back so in the
+   * simulation (docs/protocol.md 11.2). Refused with {@code REFUSED}, the sender answers 503 until the views agree.
+   */
+  private Message store(NodeId from, String id, long epoch, Supplier<Message> apply) {
+    Optional<Message> owner = ownedHere(id, epoch);
+    if (owner.isPresent()) {
+      return owner.get();
+    }
+    if (!member.test(from)) {
+      Optional<Nack> fencing = backups.refusal(id, epoch);
+      if (fencing.isPresent()) {
+        return fencing.get();
+      }
+      counters.refusedByBuddy.increment();
+      return new Nack(Nack.Reason.REFUSED, 0, 0, "node " + from.value() + " is not a member of " + local.value()
+          + "'s view; its copies are stored once the membership lists it again");
+    }
+    return apply.get();
   }
 
   private Message locate(String id) {

@@ -106,10 +106,10 @@ final class Migrations {
     this.engine = engine;
     // As long as a buddy keeps a tombstone (a cookie naming this node can outlive 30 s by far), and room for a
     // whole node's sessions handed away at once in a rolling restart.
-    this.handedAway = new RecentIds(clock, config.tombstoneTtl(), HANDED_AWAY_CAPACITY);
-    // On the ticker, not the wall clock: a clock stepped back would keep an id "on its way" for as long as the step.
-    this.justHanded = new RecentIds(() -> java.time.Instant.ofEpochSecond(0, ticker.read()),
-        config.ackTimeout().plus(config.settleTimeout()), HANDED_AWAY_CAPACITY);
+    // Both on the ticker, not the wall clock: a step of it forgot ids at once, or kept them for as long as the step.
+    this.handedAway = new RecentIds(ticker.asLocalClock(), config.tombstoneTtl(), HANDED_AWAY_CAPACITY);
+    this.justHanded = new RecentIds(ticker.asLocalClock(), config.ackTimeout().plus(config.settleTimeout()),
+        HANDED_AWAY_CAPACITY);
     this.ackTimeoutNanos = config.ackTimeout().toNanos();
     this.ticker = ticker;
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,

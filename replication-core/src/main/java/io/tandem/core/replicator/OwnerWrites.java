@@ -156,7 +156,7 @@ final class OwnerWrites {
           if (prepared.touch() != null) {
             SessionMetadata metadata = prepared.metadata();
             long lag = config.touchLagBound(metadata.maxInactiveIntervalSeconds()).toMillis();
-            touches.add(prepared.touch(), clock.millis() + lag); // wall clock: see docs/protocol.md 8.4
+            touches.add(prepared.touch(), clock.millis() + lag); // time of day, as the tick drains them: a step moves a batch
           }
           // A parallel request's update may carry this request's changes: it must be acknowledged first.
           awaited = outbox == null ? session.unconfirmedSend() : null;

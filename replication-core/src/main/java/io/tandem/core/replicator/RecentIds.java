@@ -38,7 +38,7 @@ final class RecentIds {
 
   /** Remembers {@code id} for the lifetime from now (again from now, if it was remembered already). */
   synchronized void add(String id) {
-    long now = clock.millis(); // wall clock: see docs/protocol.md 8.4
+    long now = clock.millis(); // as given: the engine's ticker, or for unknown ids still the time of day (8.4)
     dropExpired(now);
     expiries.remove(id); // re-inserted at the tail, where its new expiry belongs
     expiries.put(id, now + ttlMillis);
@@ -60,7 +60,7 @@ final class RecentIds {
       if (expiry == null) {
         return false;
       }
-      if (expiry <= clock.millis()) { // wall clock: see docs/protocol.md 8.4
+      if (expiry <= clock.millis()) { // as given (see add)
         expiries.remove(id);
         size = expiries.size();
         return false;

@@ -96,7 +96,11 @@ public final class ReplicationEngine implements AutoCloseable {
   private final PendingInvalidations invalidations = new PendingInvalidations();
   private final ViewChanges views;
   private final OwnerWrites writes;
-  private final Map<OwnedSession, NodeId> releaseAfterProtection = new ConcurrentHashMap<>();
+  /** Former buddies to release each session's copy at, and since when (see {@link #releaseFormerBackups}). */
+  private final Map<OwnedSession, Release> releaseAfterProtection = new ConcurrentHashMap<>();
+  private final Ticker ticker;
+  /** {@code tombstoneTtl}: how long a release waits for a former buddy that is out of the view to come back. */
+  private final long releaseWaitNanos;
   private final Locator locator;
   private final Quarantine quarantine;
   private final Migrations migrations;
@@ -150,6 +154,8 @@ public final class ReplicationEngine implements AutoCloseable {
       ConcurrentHashMap<String, OwnedSession> ownedById) {
     this.config = Objects.requireNonNull(config, "config");
     Ticker ticker = Objects.requireNonNull(runtime, "runtime").ticker();
+    this.ticker = ticker;
+    this.releaseWaitNanos = config.tombstoneTtl().toNanos();
     // A member whose host refused the redial holds nothing any more: asking it would only make a lookup "unknown".
     this.locator =
         new Locator(transport.localNode(), transport, this::viewWithoutSuspects, config.ackTimeout(), ticker, runtime.waiter());
@@ -162,7 +168,10 @@ public final class ReplicationEngine implements AutoCloseable {
     this.views = new ViewChanges(ticker, runtime.waiter());
     this.rules = new FlushRules(config, codec, listener, counters, log);
     this.owned = new OwnedSessions(clock, ownedById);
-    this.backups = new BackupStore(clock, config.tombstoneTtl(), config.maxBackupBytes());
+    // Lifetimes (tombstones, handed-away ids, the transfer rate) on the ticker, session times on the wall clock: a
+    // clock step dropped tombstones at once, or kept them for as long as the step (docs/protocol.md 8.4).
+    InstantSource lifetimes = ticker.asLocalClock();
+    this.backups = new BackupStore(clock, lifetimes, config.tombstoneTtl(), config.maxBackupBytes());
     this.maintenance = runtime.schedulers().create(Scheduler.Lane.MAINTENANCE, local);
     this.pauseWatch = runtime.schedulers().create(Scheduler.Lane.PAUSE_WATCH, local);
     // Not closed with the engine: a timeout armed before close still completes the future it guards.
@@ -215,7 +224,7 @@ public final class ReplicationEngine implements AutoCloseable {
     this.stateTransfer =
         new StateTransfer(
             maintenance,
-            new TokenBucket(clock, config.stateTransferBytesPerSecond(), config.stateTransferBatchBytes() * 2L),
+            new TokenBucket(lifetimes, config.stateTransferBytesPerSecond(), config.stateTransferBatchBytes() * 2L),
             config.stateTransferBatchBytes(),
             () -> Optional.ofNullable(buddy),
             transport::request,
@@ -309,6 +318,7 @@ public final class ReplicationEngine implements AutoCloseable {
     // After a view change, sessions reach the node the ring names as each member installs the view (a dead owner's
     // buddy adopts at once; a leaving node handed its sessions over before it left): the settle timeout, which bounds
     // how long members may disagree on the view, and at least a second. Until then "found nowhere" is not remembered.
+    // Still on the time of day (docs/protocol.md 8.4): its window is read by tests that move a manual wall clock.
     this.unknown = new UnknownSessions(clock, max(config.settleTimeout(), Duration.ofSeconds(1)));
     this.leftovers = new LeftoverCopies(local, backups, locator, this::viewWithoutSuspects, this::adopt);
     this.migrations = new Migrations(config, transport, owned, backups, invalidations, quarantine, locator, stateTransfer,
@@ -349,11 +359,11 @@ public final class ReplicationEngine implements AutoCloseable {
 
           @Override
           public void releaseLater(OwnedSession session, NodeId former) {
-            releaseAfterProtection.putIfAbsent(session, former);
+            releaseAfterProtection.putIfAbsent(session, new Release(former, ticker.read()));
           }
         });
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
-        quarantine::isSuspect, unknown::appeared, counters, log);
+        quarantine::isSuspect, this::isMember, unknown::appeared, counters, log);
     this.handoff = new GracefulHandoff(local, transport, owned, rules, config.stateTransferBatchBytes(), counters, log,
         quarantine::forget, ticker, runtime.waiter());
   }
@@ -668,8 +678,9 @@ public final class ReplicationEngine implements AutoCloseable {
           replicating == current ? "" : " (gone for replication: " + suspects.all() + ")", owned.size());
       for (OwnedSession session : owned.all()) {
         owned.markUnprotected(session);
-        if (oldBuddy != null && replicating.contains(oldBuddy)) {
-          releaseAfterProtection.put(session, oldBuddy);
+        if (oldBuddy != null) {
+          // Also when it left the view (paused, cut off): it keeps its copies, and comes back with them.
+          releaseAfterProtection.put(session, new Release(oldBuddy, ticker.read()));
         }
         if (!quarantine.isSuspect(session.id())) {
           stateTransfer.enqueue(session);
@@ -802,23 +813,33 @@ public final class ReplicationEngine implements AutoCloseable {
   private void releaseFormerBackups(MembershipView current, NodeId to) {
     // Over a copy of the ledger: a release that fails at once (a peer whose redial was refused) puts its entry back
     // from inside the loop, and an iterator over the live map may meet it again, and again: the maintenance thread
-    // spun so, found by the simulation (ReleaseLedgerSimulationSeedsTest).
-    for (Map.Entry<OwnedSession, NodeId> entry : List.copyOf(releaseAfterProtection.entrySet())) {
+    // spun so, found by the simulation (SimulationSeedsTest).
+    long now = ticker.read();
+    for (Map.Entry<OwnedSession, Release> entry : List.copyOf(releaseAfterProtection.entrySet())) {
       OwnedSession session = entry.getKey();
-      NodeId former = entry.getValue();
+      Release release = entry.getValue();
+      NodeId former = release.former();
       // A session that ended, moved on or was fenced before its new buddy had it is released too: its former buddy is
       // no longer its buddy, nobody else would ever tell it, and a copy left there would be adopted, stale or ended,
       // the day its owner leaves the view.
       if (!session.isActive() || session.isProtected()) {
-        if (!releaseAfterProtection.remove(session, former)) {
+        if (!current.contains(former) && now - release.sinceNanos() < releaseWaitNanos) {
+          // Away (paused, cut off): released when it is back, for as long as tombstones live. Forgotten, the copy it
+          // kept of a session that ended meanwhile was adopted, ended, the day this node stopped (docs/protocol.md
+          // 11.2; the simulation found it).
           continue;
         }
-        // The current buddy keeps the copy of a session still owned here; of one that moved on it keeps nothing.
+        if (!releaseAfterProtection.remove(session, release)) {
+          continue;
+        }
+        // The current buddy keeps the copy of a session still owned here; of one that moved on it keeps nothing. Of
+        // one that ended, the former buddy keeps that it ended.
+        InvalidateReason reason = session.isGone() ? InvalidateReason.INVALIDATED : InvalidateReason.RELEASED;
         if (current.contains(former) && (!session.isActive() || !former.equals(to))) {
-          transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), InvalidateReason.RELEASED))
+          transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), reason))
               .whenComplete((reply, failure) -> {
                 if (failure != null) {
-                  releaseAfterProtection.putIfAbsent(session, former); // the next tick sends it again
+                  releaseAfterProtection.putIfAbsent(session, release); // the next tick sends it again
                 }
               });
           // An id a login gave up while the release waited: the former buddy may hold its copy under that id, which
@@ -877,6 +898,15 @@ public final class ReplicationEngine implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether {@code node} is in this node's current view; true before the first view arrived (a node that just started
+   * cannot tell yet, and took its buddy's copies before it could).
+   */
+  private boolean isMember(NodeId node) {
+    MembershipView current = view;
+    return current == null || current.contains(node);
+  }
+
   private void tickSafely() {
     try {
       tick();
@@ -886,7 +916,7 @@ public final class ReplicationEngine implements AutoCloseable {
   }
 
   private void tick() {
-    long now = clock.millis(); // wall clock: see docs/protocol.md 8.4 (touch deadlines; an adopted session's expiry)
+    long now = clock.millis(); // the time of day: touch deadlines, and an adopted session's expiry (session times)
     NodeId to = buddy;
     MembershipView current = view;
     if (quarantine.active()) {
@@ -906,7 +936,10 @@ public final class ReplicationEngine implements AutoCloseable {
       counters.backupsExpired.add(backups.expireOrphans(current::contains, grace).size());
     }
     for (OwnedSession session : owned.all()) {
-      if (session.isStored() && session.metadata().isExpiredAt(now, 0)) {
+      // Against the last access its former owner sent, which lags by up to touchLagCap (a session read often and
+      // written rarely reaches its buddy as coalesced touches): without that grace it expired right after a failover
+      // while its user was active (issue 27 item 4).
+      if (session.isStored() && session.metadata().isExpiredAt(now, config.touchLagCap().toMillis())) {
         writes.end(session, InvalidateReason.EXPIRED);
       } else if (to != null && session.needsFull() && (outbox == null || !outbox.isQueued(session))) {
         stateTransfer.enqueue(session);
@@ -992,4 +1025,7 @@ public final class ReplicationEngine implements AutoCloseable {
     membership.close();
     transport.close();
   }
+
+  /** A former buddy that holds a copy of a session until it is released, and since when (the engine's ticker). */
+  private record Release(NodeId former, long sinceNanos) {}
 }

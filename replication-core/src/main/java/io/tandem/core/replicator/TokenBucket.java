@@ -7,8 +7,8 @@ import java.time.InstantSource;
  * Paces state transfer to a byte rate so re-protection after a view change leaves live traffic its budget. The
  * bucket may go into debt by one batch: a batch is never split, the next one just waits longer.
  *
- * <p>Implementation notes: guarded by {@code this}. Refilled by the wall clock (docs/protocol.md 8.4: a step back
- * stalls it until the clock catches up).
+ * <p>Implementation notes: guarded by {@code this}. Refilled by the clock it is given: the engine's ticker
+ * ({@code Ticker.asLocalClock}), since on the wall clock a step back stalled it until the clock caught up.
  */
 final class TokenBucket {
   private final InstantSource clock;
@@ -24,7 +24,7 @@ final class TokenBucket {
     this.bytesPerSecond = bytesPerSecond;
     this.capacity = capacity;
     this.tokens = capacity;
-    this.lastRefillMillis = clock.millis(); // wall clock: see docs/protocol.md 8.4
+    this.lastRefillMillis = clock.millis(); // the engine's ticker (Ticker.asLocalClock)
   }
 
   /** Milliseconds until a send may start; zero when it may start now. */
@@ -40,7 +40,7 @@ final class TokenBucket {
 
   @GuardedBy("this")
   private void refill() {
-    long now = clock.millis(); // wall clock: see docs/protocol.md 8.4
+    long now = clock.millis(); // the engine's ticker (Ticker.asLocalClock)
     if (now > lastRefillMillis) {
       tokens = Math.min(capacity, tokens + (now - lastRefillMillis) * bytesPerSecond / 1000.0);
       lastRefillMillis = now;

@@ -13,6 +13,15 @@ public interface Ticker {
   /** Nanoseconds since an arbitrary origin. */
   long read();
 
+  /**
+   * This ticker as an {@link java.time.InstantSource} whose instants mean nothing but their differences: for lifetimes
+   * the engine measures locally (tombstones, remembered ids, a transfer rate), which must neither end early nor last
+   * for ever when an operator or NTP steps the wall clock. Never a time of day.
+   */
+  default java.time.InstantSource asLocalClock() {
+    return () -> java.time.Instant.ofEpochSecond(0, read());
+  }
+
   /** The JVM's monotonic clock: what the engine read directly before it was injected. */
   static Ticker system() {
     return System::nanoTime;

@@ -71,6 +71,28 @@ class SimulationSeedsTest {
     assertThat(kinds(215)).doesNotContain(Checker.Kind.LOST_WRITE);
   }
 
+  /**
+   * An owner whose buddy left the view (paused, cut off) released that buddy's copies only while it was a member; one
+   * that came back kept its copies of sessions that ended or changed id meanwhile, and adopted them when the owner
+   * stopped.
+   */
+  @Test
+  void releaseLedger_aFormerBuddyThatWasAway_isReleasedWhenItComesBack_seeds809and1043() {
+    assertThat(kinds(809)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
+    assertThat(kinds(1043)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED, Checker.Kind.INVALIDATED_SERVED);
+  }
+
+  /**
+   * A node dropped from the others' views while paused, and not merged back yet, stored its copies at a buddy that
+   * did not list it: an orphan there at once, promoted by the next request while the sender went on serving its own
+   * copy (reads need no buddy), a logged-out session was read back, and a write lost.
+   */
+  @Test
+  void aBuddy_storesNoCopyFromANodeItsViewDoesNotList_seeds198and328() {
+    assertThat(kinds(198)).doesNotContain(Checker.Kind.INVALIDATED_SERVED);
+    assertThat(kinds(328)).doesNotContain(Checker.Kind.INVALIDATED_SERVED, Checker.Kind.LOST_WRITE);
+  }
+
   private static List<Checker.Kind> kinds(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
