@@ -30,20 +30,32 @@ public record ProtocolVersions(int lowest, int highest) {
   private static final String HOOK_ERROR;
 
   static {
-    String raised = System.getProperty(HIGHEST_PROPERTY);
     ProtocolVersions spoken = IMPLEMENTED;
     String error = null;
-    if (raised != null) {
-      int next = IMPLEMENTED.highest + 1;
-      if (raised.strip().equals(Integer.toString(next))) {
-        spoken = new ProtocolVersions(IMPLEMENTED.lowest, next);
-      } else {
-        error = "the system property " + HIGHEST_PROPERTY + "=" + raised + " is a test hook of the rolling-upgrade drill and"
-            + " may only be " + next + " (this build's highest protocol version plus one); remove it";
-      }
+    try {
+      spoken = withTestHook(System.getProperty(HIGHEST_PROPERTY));
+    } catch (IllegalStateException e) {
+      error = e.getMessage();
     }
     SPOKEN = spoken;
     HOOK_ERROR = error;
+  }
+
+  /**
+   * What this build speaks with the test hook's property set to {@code raised} (null: not set).
+   *
+   * @throws IllegalStateException for any value but this build's highest version plus one, naming the property
+   */
+  static ProtocolVersions withTestHook(String raised) {
+    if (raised == null) {
+      return IMPLEMENTED;
+    }
+    int next = IMPLEMENTED.highest + 1;
+    if (!raised.strip().equals(Integer.toString(next))) {
+      throw new IllegalStateException("the system property " + HIGHEST_PROPERTY + "=" + raised + " is a test hook of the"
+          + " rolling-upgrade drill and may only be " + next + " (this build's highest protocol version plus one); remove it");
+    }
+    return new ProtocolVersions(IMPLEMENTED.lowest, next);
   }
 
   public ProtocolVersions {

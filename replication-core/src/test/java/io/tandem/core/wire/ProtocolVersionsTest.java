@@ -41,4 +41,19 @@ class ProtocolVersionsTest {
     assertThat(ProtocolVersions.IMPLEMENTED).hasToString("5");
     assertThat(range(5, 6)).hasToString("5 to 6");
   }
+
+  @Test
+  void withTestHook_onlyTheHighestPlusOne_raisesTheHighest_keepingTheLowest() {
+    assertThat(ProtocolVersions.withTestHook(null)).isEqualTo(range(5, 5));
+    assertThat(ProtocolVersions.withTestHook("6")).isEqualTo(range(5, 6));
+    assertThat(ProtocolVersions.withTestHook(" 6 ")).isEqualTo(range(5, 6));
+  }
+
+  @Test
+  void withTestHook_anyOtherValue_isRefusedNamingTheProperty() {
+    for (String value : new String[] {"7", "5", "4", "", "six", "255"}) {
+      assertThatThrownBy(() -> ProtocolVersions.withTestHook(value)).as(value).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("tandem.protocol.highest=" + value).hasMessageContaining("may only be 6");
+    }
+  }
 }
