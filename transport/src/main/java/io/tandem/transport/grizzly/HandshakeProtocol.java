@@ -139,12 +139,13 @@ final class HandshakeProtocol {
     String theirs = peer.highest() < ProtocolVersions.FIRST_NEGOTIATING
         ? "speaks protocol version " + peer + " only (a release before versions were negotiated)"
         : "speaks protocol version" + (peer.lowest() == peer.highest() ? " " : "s ") + peer;
-    return theirs + ", and this node speaks " + local + ": no version in common. Each release speaks the version before"
-        + " its own, so upgrade one version at a time (from version 4, restart the whole cluster)";
+    return theirs + ", and this node speaks " + local + ": no version in common";
   }
 
+  /** The refusal's log line: the facts, and what to do about them. */
   private String noVersionInCommon(ProtocolVersions peer) {
-    return noVersionInCommon(spoken, peer);
+    return noVersionInCommon(spoken, peer) + ". Each release speaks the version before its own: upgrade one release at a"
+        + " time (from version 4, restart the whole cluster)";
   }
 
   private ByteBuffer frame(PeerConnection connection, Blob proof) {
