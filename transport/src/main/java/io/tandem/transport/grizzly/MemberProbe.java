@@ -33,7 +33,10 @@ import javax.net.ssl.SSLSocket;
  * a word; so when a member closes before answering at all, a second probe greets it as version 4 did ({@link
  * MessageCodec#encodeLegacyHello}), and a version-4 answer refuses it by name. Without that second probe a node of
  * version 5 would take every version-4 member for unreachable and start alone, holding the only copy of what it
- * acknowledged. The lie costs the member nothing: it sees a handshake abandoned after its challenge.
+ * acknowledged. The lie costs the member nothing: it sees a handshake abandoned after its challenge. A member of this
+ * version that closed the first hello for another reason (too many connections in their handshake, another cluster)
+ * refuses the second one too, and counts it (as {@code PROTOCOL_VERSION}, or {@code WRONG_CLUSTER}): one more
+ * refusal on its figures for a probe that was refused anyway.
  *
  * <p>Blocking on purpose: probes are rare (a new member, then re-probes with back-off), and a plain socket keeps
  * them out of the selector threads and the connection table. Implementation notes: stateless but for its
