@@ -32,6 +32,10 @@ enum Drill {
   FULL_BUDDY("every session starts on the first node, whose buddy holds at most 256 KiB of backups (maxBackupBytes); its "
       + "users write 4 KiB values until the buddy's store is full and refuses the writes that would grow a copy (503); then "
       + "SIGKILL the first node: every write the full buddy acknowledged is there, and the survivors protect every session again"),
+  ROLLING_UPGRADE("replace every node in turn under load by the next release, played by the same drop-in jar with its "
+      + "highest protocol version raised by one (the test hook tandem.protocol.highest): SIGTERM n1, SIGKILL n2 mid-way (one "
+      + "node upgraded, one not), SIGTERM n3, each started again raised, two copies between steps; the mixed cluster must "
+      + "speak the older version, the upgraded one the raised version, and nobody may refuse anybody"),
   ROGUE_MEMBER("two nodes serve every session from the first; a third starts with another sharedSecret: it must never enter "
       + "their view nor hold a copy, they must show they refused it, and its context must fail naming the secret; then SIGKILL "
       + "the first node");
@@ -78,11 +82,12 @@ enum Drill {
   /**
    * The modes {@code --full} runs the drill in. The drills of "a 200 means two copies" test what SYNC promises (a 200
    * on two nodes), so they run in SYNC only; logout-sticks also in ASYNC, because invalidation wins in both modes.
-   * Admitting a member does not depend on the mode, so rogue-member runs in SYNC, where its kill must lose nothing.
+   * Admitting a member does not depend on the mode, so rogue-member runs in SYNC, where its kill must lose nothing; so
+   * does negotiating a protocol version (rolling-upgrade).
    */
   List<String> fullModes() {
     return switch (this) {
-      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT, ROGUE_MEMBER, BIG_PAGES, FULL_BUDDY -> List.of("SYNC");
+      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT, ROGUE_MEMBER, BIG_PAGES, FULL_BUDDY, ROLLING_UPGRADE -> List.of("SYNC");
       default -> List.of("SYNC", "ASYNC");
     };
   }
@@ -90,6 +95,6 @@ enum Drill {
   /** The drills of the test command: each fault kind once; {@link #values()} is the full set. */
   static List<Drill> quickSet() {
     return List.of(KILL_OWNER, TWO_FAILURES, HANG_OWNER, ROLLING_RESTART, FORM_LOGIN, PARALLEL_REQUESTS, KILL_BUDDY,
-        POISON_VALUES, WRITERS_STORM, ROGUE_MEMBER, BIG_PAGES);
+        POISON_VALUES, WRITERS_STORM, ROGUE_MEMBER, BIG_PAGES, ROLLING_UPGRADE);
   }
 }

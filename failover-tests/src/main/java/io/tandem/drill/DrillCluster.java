@@ -155,7 +155,12 @@ final class DrillCluster implements AutoCloseable {
   }
 
   void restart(TomcatProcess node) throws Exception {
-    node.restart();
+    restart(node, node.extraJvmOptions());
+  }
+
+  /** Starts {@code node} again with {@code jvmOptions} beside the drill's own (the rolling-upgrade drill's raised build). */
+  void restart(TomcatProcess node, List<String> jvmOptions) throws Exception {
+    node.restart(jvmOptions);
     node.awaitReady(START_TIMEOUT);
     running.add(node.route);
     progress.println("Restarted " + node.route + " (pid " + node.pid() + ")");

@@ -29,7 +29,7 @@ public final class DrillMain implements Callable<Integer> {
 
   @Option(names = "--drill", split = ",", defaultValue = "kill-owner",
       description = "kill-owner, kill-buddy, two-failures, hang-owner, rolling-restart, form-login, parallel-requests, partition, "
-          + "poison-values, writers-storm, hang-patient, logout-sticks, rogue-member, big-pages, full-buddy, "
+          + "poison-values, writers-storm, hang-patient, logout-sticks, rogue-member, big-pages, full-buddy, rolling-upgrade, "
           + "'quick' (each once, the test command's set) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> drills;
 

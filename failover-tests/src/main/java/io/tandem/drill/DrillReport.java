@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
  * @param notes what the drill's workload and faults add in words (the poison drill's answers per value kind, the
  *     time from the last logout to the kill)
  * @param violations rules the drill checks beyond the history, broken (rogue-member: the rogue entered the view,
- *     held copies, started its context); any fails the drill in either mode
+ *     held copies, started its context; rolling-upgrade: a connection spoke another protocol version than its two ends
+ *     share, or a node refused a member); any fails the drill in either mode
  */
 record DrillReport(
     String drill,

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -44,6 +45,14 @@ final class DrillRunner {
   /** How many writes the full buddy must have refused (answered 503) before the owner is killed, and how long to wait. */
   private static final int FULL_BUDDY_REFUSALS = 5;
   private static final Duration FULL_BUDDY_FILLS = Duration.ofSeconds(90);
+  /**
+   * The test hook that plays the rolling-upgrade drill's next release (core's {@code ProtocolVersions.HIGHEST_PROPERTY}):
+   * the same drop-in jar, whose hello claims one protocol version more than the build implements. Honest about what it
+   * is: the same code, so the drill proves the negotiation and a mixed cluster, not the next release's own messages.
+   */
+  static final String RAISE_HIGHEST_PROPERTY = "tandem.protocol.highest";
+  /** How long the rolling-upgrade drill waits for every connection to speak what it should after a step. */
+  private static final Duration VERSIONS_SETTLE = Duration.ofSeconds(15);
   private static final Duration LOAD_AFTER_FAULTS = Duration.ofSeconds(3);
   private static final Duration SECOND_FAILURE_AFTER = Duration.ofSeconds(5);
   private static final Duration LOAD_FINISH = Duration.ofMinutes(3);
@@ -57,6 +66,10 @@ final class DrillRunner {
   private final Set<String> resurrectedDuringFaults = new HashSet<>();
   /** Epoch millis when the last outage (hang, partition) ended. */
   private long outageOver;
+  /** Rules a drill checks beyond the history that were broken (rolling-upgrade: a connection's version, a refusal). */
+  private final List<String> violations = new ArrayList<>();
+  /** The rolling-upgrade drill: the highest protocol version the build speaks, as its nodes report it at first. */
+  private int builtVersion;
   /** The rogue-member drill's rogue and watch, from its start to the end of the load; null in the other drills. */
   private RogueMember rogue;
 
@@ -106,7 +119,7 @@ final class DrillRunner {
       progress.println("Load finished: " + history.size() + " requests; reading every session back");
       Set<String> resurrected = new HashSet<>(resurrectedDuringFaults);
       resurrected.addAll(resurrected(cluster, workload, history));
-      List<String> violations = new ArrayList<>();
+      List<String> violations = new ArrayList<>(this.violations);
       if (rogue != null) {
         RogueChecker.Result rogueSeen = rogue.finish();
         notes.addAll(rogueSeen.notes());
@@ -230,6 +243,7 @@ final class DrillRunner {
       case HANG_PATIENT -> outageAndProbe(first, (SessionWriters) workload, "SIGSTOP", first::hang, first::resume, PATIENT_HANG);
       case PARTITION -> outageAndProbe(first, (SessionWriters) workload, "PARTITION", () -> network.isolate(1), () -> network.heal(1),
           HANG);
+      case ROLLING_UPGRADE -> rollingUpgrade(cluster);
       case ROLLING_RESTART -> {
         for (TomcatProcess node : cluster.nodes()) {
           noteFault(new Fault("SIGTERM", node.route, System.currentTimeMillis()));
@@ -240,6 +254,86 @@ final class DrillRunner {
         }
       }
     }
+  }
+
+  /**
+   * Each node in turn leaves (n2 SIGKILLed, with n1 upgraded and n3 not: its sessions are taken over across versions;
+   * the others stopped with SIGTERM, handing theirs over) and comes back as the raised build. After each step every
+   * connection must speak the highest version both its ends speak, and no node may have refused another.
+   */
+  private void rollingUpgrade(DrillCluster cluster) throws Exception {
+    String spoken = cluster.status(cluster.node("n1")).map(NodeStatus::spokenVersions)
+        .orElseThrow(() -> new IllegalStateException("n1 does not report its protocol versions"));
+    builtVersion = Integer.parseInt(spoken.substring(spoken.lastIndexOf(' ') + 1));
+    List<String> raisedBuild = List.of("-D" + RAISE_HIGHEST_PROPERTY + "=" + (builtVersion + 1));
+    notes.add("the build speaks protocol version " + spoken + "; each node came back with " + raisedBuild.get(0));
+    for (TomcatProcess node : cluster.nodes()) {
+      if (node.route.equals("n2")) {
+        kill(cluster, node);
+      } else {
+        noteFault(new Fault("SIGTERM", node.route, System.currentTimeMillis()));
+        cluster.stop(node);
+      }
+      awaitReprotection(cluster);
+      cluster.restart(node, raisedBuild);
+      awaitReprotection(cluster);
+      checkVersions(cluster, "after " + node.route + " came back raised");
+    }
+  }
+
+  /**
+   * Every running node's connections speak the highest version both ends speak (the raised one between two raised
+   * nodes, the build's otherwise), each node is connected to every other, and no node counted a PROTOCOL_VERSION
+   * refusal or lists a refused member. A connection may still be coming up after a restart: asked again for up to
+   * {@link #VERSIONS_SETTLE} before what is seen then is a violation.
+   */
+  private void checkVersions(DrillCluster cluster, String when) throws InterruptedException {
+    long deadline = System.nanoTime() + VERSIONS_SETTLE.toNanos();
+    List<String> problems;
+    List<String> seen = new ArrayList<>();
+    do {
+      problems = new ArrayList<>();
+      seen.clear();
+      Map<String, NodeStatus> statuses = new TreeMap<>();
+      for (String route : cluster.running()) {
+        Optional<NodeStatus> status = cluster.status(cluster.node(route));
+        if (status.isPresent()) {
+          statuses.put(route, status.get());
+        } else {
+          problems.add(route + " did not report its figures");
+        }
+      }
+      for (Map.Entry<String, NodeStatus> entry : statuses.entrySet()) {
+        String route = entry.getKey();
+        NodeStatus status = entry.getValue();
+        seen.add(route + ": " + status.protocolVersions());
+        for (Map.Entry<String, NodeStatus> peer : statuses.entrySet()) {
+          if (peer.getKey().equals(route)) {
+            continue;
+          }
+          int expected = raised(status) && raised(peer.getValue()) ? builtVersion + 1 : builtVersion;
+          Integer spoken = status.versionsByPeer().get(peer.getKey());
+          if (spoken == null || spoken != expected) {
+            problems.add(route + " speaks " + (spoken == null ? "nothing" : "version " + spoken) + " with " + peer.getKey()
+                + ", expected version " + expected + " (" + status.protocolVersions() + ")");
+          }
+        }
+        if (status.refusals("PROTOCOL_VERSION") > 0 || !status.refusedMembers().isEmpty()) {
+          problems.add(route + " refused a member (RefusalsByCause " + status.refusalsByCause() + ", RefusedMembers "
+              + status.refusedMembers() + ")");
+        }
+      }
+      if (!problems.isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(500); // a connection coming up after a restart; bounded by the deadline
+      }
+    } while (!problems.isEmpty() && System.nanoTime() < deadline);
+    problems.forEach(problem -> violations.add(when + ": " + problem));
+    notes.add("protocol versions " + when + ": " + String.join("; ", seen));
+    progress.println("Protocol versions " + when + ": " + String.join("; ", seen));
+  }
+
+  private boolean raised(NodeStatus status) {
+    return status.spokenVersions().endsWith(" " + (builtVersion + 1));
   }
 
   /** Waits until {@code count} writes were answered 503; false if not within {@code timeout}. */

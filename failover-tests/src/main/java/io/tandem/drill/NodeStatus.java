@@ -13,9 +13,11 @@ import java.util.Set;
  * @param refusedPeers peers that spoke the handshake and were refused ({@code RefusedPeers})
  * @param refusalsByCause every refusal by cause since start, {@code CAUSE=n,...} ({@code RefusalsByCause})
  * @param refusedMembers members that failed to prove the shared secret, {@code id (why); ...} ({@code RefusedMembers})
+ * @param protocolVersions the versions the node speaks, then what each connected peer speaks with it, {@code 5 to 6;
+ *     n2=6, n3=5} ({@code ProtocolVersions})
  */
 record NodeStatus(String route, String buddy, Set<String> members, int owned, int backups, int withoutBackup, long refusedPeers,
-    String refusalsByCause, String refusedMembers) {
+    String refusalsByCause, String refusedMembers, String protocolVersions) {
 
   static NodeStatus parse(String route, String body) {
     String members = field(body, "members");
@@ -24,7 +26,28 @@ record NodeStatus(String route, String buddy, Set<String> members, int owned, in
         Integer.parseInt(field(body, "owned")), Integer.parseInt(field(body, "backups")),
         Integer.parseInt(field(body, "withoutBackup")), Long.parseLong(field(body, "refusedPeers")),
         URLDecoder.decode(field(body, "refusalsByCause"), StandardCharsets.UTF_8),
-        URLDecoder.decode(field(body, "refusedMembers"), StandardCharsets.UTF_8));
+        URLDecoder.decode(field(body, "refusedMembers"), StandardCharsets.UTF_8),
+        URLDecoder.decode(field(body, "protocolVersions"), StandardCharsets.UTF_8));
+  }
+
+  /** The versions the node speaks: {@code 5}, or {@code 5 to 6}. */
+  String spokenVersions() {
+    return protocolVersions.split(";", 2)[0].trim();
+  }
+
+  /** The version each connected peer speaks with this node, by route. */
+  java.util.Map<String, Integer> versionsByPeer() {
+    String[] parts = protocolVersions.split(";", 2);
+    java.util.Map<String, Integer> byPeer = new java.util.TreeMap<>();
+    if (parts.length > 1) {
+      for (String entry : parts[1].split(",")) {
+        String[] pair = entry.trim().split("=");
+        if (pair.length == 2) {
+          byPeer.put(pair[0], Integer.parseInt(pair[1]));
+        }
+      }
+    }
+    return byPeer;
   }
 
   /** Refusals counted under {@code cause} ({@code WRONG_SECRET}, ...), 0 when none. */

@@ -54,6 +54,8 @@ final class TomcatProcess implements AutoCloseable {
   private final Path catalinaHome;
   private final List<String> launcher;
   private volatile Process process;
+  /** JVM options of the next launches beside the drill's own (the rolling-upgrade drill's raised build). */
+  private volatile List<String> extraJvmOptions = List.of();
 
   /** A node on loopback. */
   TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, int httpPort, String managerAttributes) throws IOException {
@@ -139,7 +141,7 @@ final class TomcatProcess implements AutoCloseable {
     // Every collection is logged beside the node's other logs: a node that went silent for seconds (a member the
     // others suspected though nobody stopped it) is told apart from a collection pause by this file.
     env.put("CATALINA_OPTS", "-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xlog:gc:file="
-        + base.resolve("logs/gc.log") + ":uptime,level,tags");
+        + base.resolve("logs/gc.log") + ":uptime,level,tags" + extraJvmOptions.stream().map(o -> " " + o).collect(Collectors.joining()));
     env.remove("CATALINA_PID");
     env.remove("JAVA_OPTS");
     return builder.start();
@@ -269,6 +271,16 @@ final class TomcatProcess implements AutoCloseable {
 
   /** Starts this node again on the same base and ports, after {@link #kill()} or {@link #stop(Duration)}. */
   void restart() throws IOException {
+    restart(extraJvmOptions);
+  }
+
+  List<String> extraJvmOptions() {
+    return extraJvmOptions;
+  }
+
+  /** {@link #restart()} with {@code jvmOptions} added to the drill's own, for this launch and the next ones. */
+  void restart(List<String> jvmOptions) throws IOException {
+    extraJvmOptions = List.copyOf(jvmOptions);
     if (process.isAlive()) {
       throw new IllegalStateException("Tomcat " + route + " is still running (pid " + pid() + ")");
     }

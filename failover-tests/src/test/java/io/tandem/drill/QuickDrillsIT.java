@@ -11,7 +11,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The drills of the test command: every drill once on real Tomcat processes, the three scopes spread over them,
  * SYNC (which must lose nothing and break no invariant; hang-patient runs with the full matrix), one ASYNC kill run
  * (whose losses are reported, not failed) and logout-sticks in ASYNC (which fails on a resurrection), the
- * partition drill where root and {@code ip netns} are available, rogue-member (a node with another sharedSecret), and one run
+ * partition drill where root and {@code ip netns} are available, rogue-member (a node with another sharedSecret),
+ * rolling-upgrade (every node replaced by the next protocol version), and one run
  * each through a real HAProxy and a real Apache httpd when they are installed; the partition drill and those two are
  * skipped, saying why, where they cannot run. {@code FullDrillMatrixIT} runs every combination.
  */
@@ -60,6 +61,21 @@ class QuickDrillsIT {
     DrillReport report = DrillRun.run(Drill.ROGUE_MEMBER, DrillRun.settings("MODIFIED_ATTRIBUTE", "SYNC", "sticky", 6, 20));
 
     assertThat(report.violations()).as(report.toHuman()).isEmpty();
+    assertThat(report.verdict().acknowledged()).isGreaterThan(60);
+    assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  /**
+   * Every node replaced under load by the same jar claiming the next protocol version, one of them SIGKILLed mid-way:
+   * every connection speaks what its two ends share after each step, nobody is refused, and every 200 survives.
+   */
+  @Test
+  void rollingUpgrade_sync_speaksTheSharedVersionThroughoutAndLosesNothing() throws Exception {
+    DrillReport report = DrillRun.run(Drill.ROLLING_UPGRADE, DrillRun.settings("MODIFIED_SESSION", "SYNC", "sticky", 6, 20));
+
+    assertThat(report.violations()).as(report.toHuman()).isEmpty();
+    assertThat(report.notes()).as(report.toHuman())
+        .anySatisfy(note -> assertThat(note).startsWith("protocol versions after n3 came back raised").contains("n1=6, n2=6"));
     assertThat(report.verdict().acknowledged()).isGreaterThan(60);
     assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
   }

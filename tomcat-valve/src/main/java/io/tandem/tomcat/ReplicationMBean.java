@@ -225,6 +225,13 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public String getProtocolVersions() {
+    java.util.Map<io.tandem.core.spi.NodeId, Integer> byPeer = transport.protocolVersions();
+    return transport.spokenVersions() + (byPeer.isEmpty() ? "" : byPeer.entrySet().stream()
+        .map(e -> e.getKey().value() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(", ", "; ", "")));
+  }
+
+  @Override
   public long getUnsetMutationsDetected() {
     return stats().unsetMutationsDetected();
   }

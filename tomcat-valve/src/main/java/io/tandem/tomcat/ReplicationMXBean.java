@@ -89,7 +89,7 @@ public interface ReplicationMXBean {
   /** Cumulative acknowledgements received, each standing for one or more of {@code RequestsSent}. */
   long getAcksReceived();
 
-  /** Peers that spoke the handshake and were refused: wrong secret, another cluster or protocol version. */
+  /** Peers that spoke the handshake and were refused: wrong secret, another cluster or no protocol version in common. */
   long getRefusedPeers();
 
   /** Every refusal by cause since start, {@code CAUSE=n,...} (causes that never occurred are left out). */
@@ -100,6 +100,13 @@ public interface ReplicationMXBean {
 
   /** Members of the view that failed to prove the shared secret, never chosen as buddy: {@code id (why); ...}. */
   String getRefusedMembers();
+
+  /**
+   * The protocol versions this node speaks, then the version each connected peer speaks with it: {@code 5 to 6;
+   * n2=6, n3=5}, or only {@code 5 to 6} with no peer connected (during a rolling upgrade, the connections to nodes not
+   * yet upgraded speak the older version).
+   */
+  String getProtocolVersions();
 
   long getUnsetMutationsDetected();
 

@@ -48,6 +48,19 @@ class TransportFiguresIT extends TomcatClusterIT {
     assertThat(buddy.get("FramesWritten")).isLessThanOrEqualTo(buddy.get("RequestsServed"));
   }
 
+  /** Issue 28: an operator in a rolling upgrade reads what each connection speaks. */
+  @Test
+  void protocolVersions_nameTheVersionsSpoken_thenWhatEachConnectedPeerSpeaks() throws Exception {
+    start(2, "MODIFIED_ATTRIBUTE");
+    cluster.get(cluster.node(0), "/set?name=user&value=ada");
+
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    assertThat(jmx.getAttribute(new ObjectName("io.tandem:type=Replication,node=\"n1\",context=\"/\""), "ProtocolVersions"))
+        .isEqualTo("5; n2=5");
+    assertThat(jmx.getAttribute(new ObjectName("io.tandem:type=Replication,node=\"n2\",context=\"/\""), "ProtocolVersions"))
+        .isEqualTo("5; n1=5");
+  }
+
   private static Map<String, Long> figures(String node) throws Exception {
     MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
     ObjectName name = new ObjectName("io.tandem:type=Replication,node=\"" + node + "\",context=\"/\"");

@@ -17,6 +17,12 @@ import java.util.Arrays;
  * #feed} keeps a reference to the caller's buffer instead of copying it: the caller must leave the buffer alone
  * until {@link #next} has returned null.
  *
+ * <p>Versions: a frame must carry the protocol version the connection speaks ({@link #protocolVersion(int)}, this
+ * code's highest until the handshake settles it), except a handshake frame, which is read whatever version its sender
+ * speaks: framed as {@link MessageCodec#HELLO_FRAMING} or above it is a hello with a version range, below it the
+ * hello of a node before version negotiation (see {@link MessageCodec}). So a hello of any version reaches the
+ * handshake, which can refuse it by name.
+ *
  * <p>After an {@link OversizedFrameException}, {@link UnsupportedProtocolVersionException}, {@link
  * UnknownMessageTypeException} or {@link MalformedMessageException} the next call continues with the following
  * frame. After a {@link CorruptFrameException} frame boundaries are lost and every call throws it again.
@@ -34,6 +40,7 @@ public final class FrameDecoder {
   static final int INITIAL_CAPACITY = 16 * 1024;
 
   private int maxFrameSize;
+  private int version = MessageCodec.PROTOCOL_VERSION;
   private final ArrayDeque<ByteBuffer> input = new ArrayDeque<>();
   private final byte[] lengthBytes = new byte[MessageCodec.LENGTH_BYTES];
   private int lengthFilled;
@@ -59,6 +66,18 @@ public final class FrameDecoder {
       throw new IllegalArgumentException("maxFrameSize " + limit + " is smaller than a frame header");
     }
     this.maxFrameSize = limit;
+  }
+
+  /** The version frames other than handshakes must carry from the next frame on: the one the connection speaks. */
+  public void protocolVersion(int spoken) {
+    if (spoken < 1 || spoken > 255) {
+      throw new IllegalArgumentException("protocol version " + spoken + " does not fit a frame's version byte");
+    }
+    this.version = spoken;
+  }
+
+  public int protocolVersion() {
+    return version;
   }
 
   /** Whether part of a frame (or of its length prefix) has been read and the rest is still awaited. */
@@ -150,16 +169,17 @@ public final class FrameDecoder {
     }
   }
 
-  private static Envelope decode(byte[] frame) {
+  private Envelope decode(byte[] frame) {
     ByteBuffer in = ByteBuffer.wrap(frame);
-    int version = in.get() & 0xff;
+    int framedAs = in.get() & 0xff;
     int typeCode = in.get() & 0xff;
     int flags = in.get() & 0xff;
     long correlationId = in.getLong();
-    if (version != MessageCodec.PROTOCOL_VERSION) {
-      throw new UnsupportedProtocolVersionException(version, correlationId);
-    }
     MessageType type = MessageType.fromCode(typeCode);
+    boolean hello = type == MessageType.HANDSHAKE;
+    if (framedAs != version && !hello) {
+      throw new UnsupportedProtocolVersionException(framedAs, version, correlationId);
+    }
     if (type == null) {
       throw new UnknownMessageTypeException(typeCode, correlationId);
     }
@@ -168,7 +188,9 @@ public final class FrameDecoder {
     }
     try {
       // The frame array is this call's alone from now on: large values may stay in it instead of being copied.
-      Message message = MessageCodec.decodePayload(type, in.slice(), true);
+      Message message = hello && framedAs < MessageCodec.HELLO_FRAMING
+          ? MessageCodec.decodeLegacyHello(in.slice())
+          : MessageCodec.decodePayload(type, in.slice(), true);
       return new Envelope(correlationId, (flags & MessageCodec.FLAG_RESPONSE) != 0, message);
     } catch (MalformedMessageException e) {
       throw new MalformedMessageException(e.getMessage(), correlationId);

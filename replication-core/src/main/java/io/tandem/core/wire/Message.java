@@ -18,10 +18,15 @@ public sealed interface Message {
 
   MessageType type();
 
-  /** First message on a connection, in both directions. The proof is an HMAC over the peer's nonce. */
-  record Handshake(int protocolVersion, String clusterName, NodeId node, Blob nonce, Blob proof)
+  /**
+   * First message on a connection, in both directions. The proof is an HMAC over the peer's nonce (and both hellos'
+   * version ranges). {@code versions} is the range the sender speaks; a hello of a node before version negotiation
+   * (version 4 and older, read from its own framing) holds that one version alone.
+   */
+  record Handshake(ProtocolVersions versions, String clusterName, NodeId node, Blob nonce, Blob proof)
       implements Message {
     public Handshake {
+      Objects.requireNonNull(versions, "versions");
       Objects.requireNonNull(clusterName, "clusterName");
       Objects.requireNonNull(node, "node");
       Objects.requireNonNull(nonce, "nonce");

@@ -17,6 +17,13 @@ import java.util.Set;
  * id][payload]}, big-endian, where the length counts every byte after itself. Payloads are written field by field;
  * enum constants travel as their ordinal, so constants of {@link Message}'s enums may only ever be appended.
  *
+ * <p>The hello is the exception that lets versions negotiate: a {@link MessageType#HANDSHAKE} frame carries {@link
+ * #HELLO_FRAMING} where other frames carry their version, and its payload ({@code [int32 lowest][int32 highest]
+ * [cluster][node][nonce][proof]}) is laid out the same by every version from 5 on, so that any later version reads any
+ * earlier one's hello and can answer or refuse it by name. A version that needs more in its handshake sends it after
+ * the negotiation, never in the hello. A handshake frame framed below {@link #HELLO_FRAMING} is a hello of a node
+ * before negotiation (versions 1 to 4: {@code [int32 version][cluster][node][nonce][proof]}), read as that one version.
+ *
  * <p>Decoding is strict: every length is checked against the bytes present before allocating, a payload must be
  * consumed exactly, and whatever a record's constructor rejects becomes a {@link MalformedMessageException}.
  */
@@ -25,9 +32,18 @@ public final class MessageCodec {
    * 1: the first release. 2: adds {@link MessageType#ACK_RANGE}, which a version-1 node could not read. 3: a {@link
    * Message.LocateReply} may say {@code ENDED} or {@code UNCONFIRMED}, and a bulk transfer of backups may be answered
    * with {@link MessageType#BULK_REFUSALS}, neither of which a version-2 node could read. 4: a buddy may refuse with
-   * {@link Message.Nack.Reason#BACKUP_STORE_FULL}, a reason a version-3 node could not read.
+   * {@link Message.Nack.Reason#BACKUP_STORE_FULL}, a reason a version-3 node could not read. 5: the hello carries the
+   * range of versions its sender speaks ({@link ProtocolVersions}), framed as {@link #HELLO_FRAMING} whatever version
+   * is then spoken; the two ends speak the highest version they share.
+   *
+   * <p>The highest version this code implements, and the one {@link #encode(Envelope)} writes.
    */
-  public static final int PROTOCOL_VERSION = 4;
+  public static final int PROTOCOL_VERSION = 5;
+  /**
+   * What a handshake frame carries in its version byte, in every version from 5 on: it names the hello's layout, not
+   * the version spoken, so it never changes.
+   */
+  public static final int HELLO_FRAMING = 5;
   public static final int LENGTH_BYTES = 4;
   /** Bytes counted by the length before the payload: version, type, flags, correlation id. */
   public static final int HEADER_BYTES = 11;
@@ -41,16 +57,73 @@ public final class MessageCodec {
    * that copies nothing), so the frame is allocated once and each value is copied into it once.
    */
   public static ByteBuffer encode(Envelope envelope) {
+    return encode(envelope, PROTOCOL_VERSION);
+  }
+
+  /**
+   * {@link #encode(Envelope)} for a connection that negotiated {@code version}; a handshake is framed as {@link
+   * #HELLO_FRAMING} whatever the version.
+   */
+  public static ByteBuffer encode(Envelope envelope, int version) {
+    if (version < 1 || version > 255) {
+      throw new IllegalArgumentException("protocol version " + version + " does not fit a frame's version byte");
+    }
     WireWriter measured = WireWriter.measuring();
-    writeFrame(measured, envelope);
+    writeFrame(measured, envelope, version);
     WireWriter w = WireWriter.sized(measured.position());
-    writeFrame(w, envelope);
+    writeFrame(w, envelope, version);
     return w.toBuffer();
   }
 
-  private static void writeFrame(WireWriter w, Envelope envelope) {
+  /**
+   * The hello a node before version negotiation (version 4 and older) sent, framed and laid out as it was: for a probe
+   * that asks a member that closed on a version-5 hello whether it is such a node.
+   */
+  public static byte[] encodeLegacyHello(int version, String clusterName, NodeId node, Blob nonce) {
+    if (version < 1 || version >= HELLO_FRAMING) {
+      throw new IllegalArgumentException("protocol version " + version + " negotiates; its hello is not a legacy one");
+    }
+    WireWriter measured = WireWriter.measuring();
+    writeLegacyHello(measured, version, clusterName, node, nonce);
+    WireWriter w = WireWriter.sized(measured.position());
+    writeLegacyHello(w, version, clusterName, node, nonce);
+    ByteBuffer frame = w.toBuffer();
+    byte[] bytes = new byte[frame.remaining()];
+    frame.get(bytes);
+    return bytes;
+  }
+
+  private static void writeLegacyHello(WireWriter w, int version, String clusterName, NodeId node, Blob nonce) {
     w.i32(0);
-    w.u8(PROTOCOL_VERSION);
+    w.u8(version);
+    w.u8(MessageType.HANDSHAKE.code());
+    w.u8(0);
+    w.i64(0);
+    w.i32(version);
+    w.string(clusterName);
+    w.string(node.value());
+    w.blob(nonce);
+    w.blob(Blob.EMPTY);
+    w.putI32(0, (int) (w.position() - LENGTH_BYTES));
+  }
+
+  /** Reads the payload of a hello framed below {@link #HELLO_FRAMING}: one version, as nodes before version 5 sent. */
+  static Message.Handshake decodeLegacyHello(ByteBuffer payload) {
+    WireReader r = new WireReader(payload, false);
+    Message.Handshake hello;
+    try {
+      hello = new Message.Handshake(ProtocolVersions.only(r.i32("protocolVersion")), r.string("clusterName"),
+          new NodeId(r.string("node")), r.blob("nonce"), r.blob("proof"));
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new MalformedMessageException("legacy HANDSHAKE payload is invalid: " + e.getMessage());
+    }
+    r.expectEnd("legacy HANDSHAKE");
+    return hello;
+  }
+
+  private static void writeFrame(WireWriter w, Envelope envelope, int version) {
+    w.i32(0);
+    w.u8(envelope.message() instanceof Message.Handshake ? HELLO_FRAMING : version);
     w.u8(envelope.message().type().code());
     w.u8(envelope.response() ? FLAG_RESPONSE : 0);
     w.i64(envelope.correlationId());
@@ -59,7 +132,11 @@ public final class MessageCodec {
   }
 
   public static byte[] encodeToBytes(Envelope envelope) {
-    ByteBuffer frame = encode(envelope);
+    return encodeToBytes(envelope, PROTOCOL_VERSION);
+  }
+
+  public static byte[] encodeToBytes(Envelope envelope, int version) {
+    ByteBuffer frame = encode(envelope, version);
     if (frame.arrayOffset() == 0 && frame.position() == 0 && frame.remaining() == frame.array().length) {
       return frame.array(); // exactly sized, and nobody else holds it
     }
@@ -103,7 +180,8 @@ public final class MessageCodec {
 
   private static void writePayload(WireWriter w, Message message) {
     if (message instanceof Message.Handshake m) {
-      w.i32(m.protocolVersion());
+      w.i32(m.versions().lowest());
+      w.i32(m.versions().highest());
       w.string(m.clusterName());
       w.string(m.node().value());
       w.blob(m.nonce());
@@ -181,8 +259,8 @@ public final class MessageCodec {
   private static Message readPayload(MessageType type, WireReader r) {
     return switch (type) {
       case HANDSHAKE ->
-          new Message.Handshake(
-              r.i32("protocolVersion"), r.string("clusterName"), new NodeId(r.string("node")), r.blob("nonce"), r.blob("proof"));
+          new Message.Handshake(new ProtocolVersions(r.i32("lowestVersion"), r.i32("highestVersion")), r.string("clusterName"),
+              new NodeId(r.string("node")), r.blob("nonce"), r.blob("proof"));
       case FULL_SESSION -> new Message.FullSession(readSnapshot(r));
       case SESSION_DELTA -> {
         String id = r.string("sessionId");

@@ -26,7 +26,7 @@ final class SampleMessages {
   static List<Message> all() {
     SessionMetadata anonymous = SessionMetadata.created(5, 0);
     return List.of(
-        new Message.Handshake(MessageCodec.PROTOCOL_VERSION, "tandem-cluster", new NodeId("node-1"), blob("nonce"), blob("proof")),
+        new Message.Handshake(ProtocolVersions.IMPLEMENTED, "tandem-cluster", new NodeId("node-1"), blob("nonce"), blob("proof")),
         new Message.FullSession(snapshot("s-full")),
         new Message.FullSession(new SessionSnapshot("s-empty", 0, 0, anonymous, Map.of())),
         new Message.SessionDelta("s-delta", 3, 17, 18, snapshot("x").metadata(), Map.of("a", blob("1")), Set.of("b", "c")),

@@ -14,6 +14,7 @@ import io.tandem.core.wire.CorruptFrameException;
 import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.MessageCodec;
+import io.tandem.core.wire.ProtocolVersions;
 import io.tandem.core.wire.WireException;
 import io.tandem.transport.membership.MemberProber;
 import io.tandem.transport.membership.ProbeOutcome;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -42,11 +44,13 @@ import java.util.concurrent.TimeUnit;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.EmptyCompletionHandler;
+import org.glassfish.grizzly.WriteResult;
 import org.glassfish.grizzly.filterchain.BaseFilter;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 import org.glassfish.grizzly.filterchain.TransportFilter;
+import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
@@ -252,6 +256,12 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     TCPNIOServerConnection server = grizzly.bind(config.bindHost(), config.port());
     boundAddress = (InetSocketAddress) server.getLocalAddress();
     LOG.log(Level.INFO, "Tandem transport of {0} listening on {1} ({2})", local.value(), localAddress(), config);
+    if (config.protocolVersions().highest() > ProtocolVersions.IMPLEMENTED.highest()) {
+      LOG.log(Level.WARNING, "Tandem transport of {0} advertises protocol versions {1}, above the {2} this build implements"
+          + " (the test hook {3}, or a test''s configuration). It exists for the rolling-upgrade drill only; remove it from any real node",
+          local.value(), config.protocolVersions(), ProtocolVersions.IMPLEMENTED,
+          ProtocolVersions.HIGHEST_PROPERTY);
+    }
   }
 
   @Override
@@ -447,7 +457,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       return;
     }
     long id = connection.nextCorrelationId();
-    ByteBuffer frame = MessageCodec.encode(new Envelope(id, false, message));
+    ByteBuffer frame = MessageCodec.encode(new Envelope(id, false, message), connection.protocolVersion());
     int size = frame.remaining();
     if (!connection.outbound.reserve(size, config.maxQueuedBytesPerPeer())) {
       counters.backPressure.increment();
@@ -564,7 +574,8 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       drain(peer, queue, connection);
     }
     onTimer(() -> watcher.peerConnected(peer));
-    LOG.log(Level.DEBUG, "Tandem transport {0}: connected to {1}", local.value(), connection.describe());
+    LOG.log(Level.DEBUG, "Tandem transport {0}: connected to {1}, speaking protocol version {2}", local.value(),
+        connection.describe(), connection.protocolVersion());
   }
 
   /** Sends a peer's queued requests in order, outside the lock, until the queue stays empty; then retires it. */
@@ -757,6 +768,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     @Override
     public void authenticated(PeerConnection connection) {
       connection.decoder.maxFrameSize(config.maxFrameSize());
+      connection.decoder.protocolVersion(connection.protocolVersion());
       releaseSlot(connection);
       becameReady(connection);
     }
@@ -764,6 +776,30 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     @Override
     public void refuse(PeerConnection connection, RefusalCause cause, String why) {
       GrizzlyTransport.this.refuse(connection, cause, why);
+    }
+
+    /**
+     * Written straight to Grizzly, not through the connection's queue (which a close drops), and closed once written
+     * or failed; the connection is CLOSED at once, so nothing else is read or sent on it meanwhile.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public void refuseAnswering(PeerConnection connection, RefusalCause cause, String why, ByteBuffer answer) {
+      refusals.refuse(cause, connection.connection.getPeerAddress(), "Refused the connection from " + connection.describe() + ": it " + why);
+      connection.state(PeerConnection.State.CLOSED);
+      Connection<SocketAddress> socket = (Connection<SocketAddress>) connection.connection;
+      socket.write(Buffers.wrap(grizzly.getMemoryManager(), answer),
+          new EmptyCompletionHandler<WriteResult<Buffer, SocketAddress>>() {
+            @Override
+            public void completed(WriteResult<Buffer, SocketAddress> result) {
+              socket.closeSilently();
+            }
+
+            @Override
+            public void failed(Throwable error) {
+              socket.closeSilently();
+            }
+          });
     }
   }
 
@@ -858,6 +894,27 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       }
     }
     return false;
+  }
+
+  /**
+   * The protocol version spoken with {@code peer} on its ready connection (the highest both speak), or empty when
+   * none is ready.
+   */
+  public OptionalInt protocolVersion(NodeId peer) {
+    PeerConnection connection = ready.get(peer);
+    return connection == null ? OptionalInt.empty() : OptionalInt.of(connection.protocolVersion());
+  }
+
+  /** The protocol versions this node offers in its hello. */
+  public ProtocolVersions spokenVersions() {
+    return config.protocolVersions();
+  }
+
+  /** The version spoken on each ready connection, by peer (see {@link #protocolVersion(NodeId)}). */
+  public Map<NodeId, Integer> protocolVersions() {
+    Map<NodeId, Integer> spoken = new java.util.TreeMap<>();
+    ready.forEach((peer, connection) -> spoken.put(peer, connection.protocolVersion()));
+    return spoken;
   }
 
   /** Whether an authenticated connection to {@code peer} is ready for requests. */

@@ -2,6 +2,7 @@ package io.tandem.transport.grizzly;
 
 import io.tandem.core.config.Units;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.wire.ProtocolVersions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,6 +33,8 @@ import javax.net.ssl.SSLContext;
  * @param maxUnauthenticatedPerAddress the same, per source IP address
  * @param writeLinger how long after the last write to a peer a request made while another awaits its reply may be
  *     held, to go with the others held in one write after the next read (zero: never held). See {@link OutboundQueue}
+ * @param protocolVersions the protocol versions this node offers in its hello: {@link ProtocolVersions#spoken()}
+ *     unless a test sets another range ({@link #withProtocolVersions}); not a setting of Tandem's
  */
 public record GrizzlyTransportConfig(
     String clusterName,
@@ -50,7 +53,8 @@ public record GrizzlyTransportConfig(
     Duration stalledFrameTimeout,
     int maxUnauthenticatedConnections,
     int maxUnauthenticatedPerAddress,
-    Duration writeLinger) {
+    Duration writeLinger,
+    ProtocolVersions protocolVersions) {
 
   /**
    * The largest frame read from a peer that has not yet proven the secret: a handshake is under 400 bytes (the
@@ -73,6 +77,16 @@ public record GrizzlyTransportConfig(
     this(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout, maxFrameSize,
         maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, DEFAULT_HANDSHAKE_TIMEOUT,
         DEFAULT_STALLED_FRAME_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS, DEFAULT_MAX_UNAUTHENTICATED_PER_ADDRESS);
+  }
+
+  /** Every setting, offering the protocol versions this build speaks ({@link ProtocolVersions#spoken()}). */
+  public GrizzlyTransportConfig(String clusterName, NodeId localNode, String bindHost, int port, byte[] sharedSecret,
+      Duration requestTimeout, Duration connectTimeout, int maxFrameSize, long maxQueuedBytesPerPeer,
+      Duration reconnectBackoffMin, Duration reconnectBackoffMax, SSLContext tls, Duration handshakeTimeout,
+      Duration stalledFrameTimeout, int maxUnauthenticatedConnections, int maxUnauthenticatedPerAddress, Duration writeLinger) {
+    this(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout, maxFrameSize,
+        maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout, stalledFrameTimeout,
+        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger, ProtocolVersions.spoken());
   }
 
   /** The settings before the write linger existed, with the linger at its default. */
@@ -123,6 +137,7 @@ public record GrizzlyTransportConfig(
     if (writeLinger == null || writeLinger.isNegative() || writeLinger.compareTo(MAX_WRITE_LINGER) > 0) {
       violations.add("writeLinger: " + Units.format(writeLinger) + " must be between 0ms and " + Units.format(MAX_WRITE_LINGER));
     }
+    Objects.requireNonNull(protocolVersions, "protocolVersions");
     if (maxFrameSize < 64 * 1024) {
       violations.add("maxFrameSize: " + maxFrameSize + " must be at least 64KiB");
     }
@@ -150,19 +165,19 @@ public record GrizzlyTransportConfig(
   public GrizzlyTransportConfig withTls(SSLContext context) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
         maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, context, handshakeTimeout,
-        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger);
+        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger, protocolVersions);
   }
 
   public GrizzlyTransportConfig withSecret(byte[] secret) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, secret, requestTimeout, connectTimeout,
         maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout,
-        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger);
+        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger, protocolVersions);
   }
 
   public GrizzlyTransportConfig withLimits(int maxFrame, long maxQueued) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
         maxFrame, maxQueued, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout, stalledFrameTimeout,
-        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger);
+        maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger, protocolVersions);
   }
 
   /** The limits on peers that have not authenticated, and on authenticated peers that stall mid-frame. */
@@ -170,14 +185,24 @@ public record GrizzlyTransportConfig(
       int maxUnauthenticatedPerIp) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
         maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshake, stalledFrame,
-        maxUnauthenticated, maxUnauthenticatedPerIp, writeLinger);
+        maxUnauthenticated, maxUnauthenticatedPerIp, writeLinger, protocolVersions);
   }
 
   /** The same settings with another {@code writeLinger}. */
   public GrizzlyTransportConfig withWriteLinger(Duration linger) {
     return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
         maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout,
-        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, linger);
+        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, linger, protocolVersions);
+  }
+
+  /**
+   * The same settings offering {@code versions} in the hello instead of what this build speaks: for tests that play
+   * a node of another version (the same code claiming another range), never for a real node.
+   */
+  public GrizzlyTransportConfig withProtocolVersions(ProtocolVersions versions) {
+    return new GrizzlyTransportConfig(clusterName, localNode, bindHost, port, sharedSecret, requestTimeout, connectTimeout,
+        maxFrameSize, maxQueuedBytesPerPeer, reconnectBackoffMin, reconnectBackoffMax, tls, handshakeTimeout,
+        stalledFrameTimeout, maxUnauthenticatedConnections, maxUnauthenticatedPerAddress, writeLinger, versions);
   }
 
   @Override
@@ -192,7 +217,7 @@ public record GrizzlyTransportConfig(
         + ", maxFrameSize=" + maxFrameSize + ", maxQueuedBytesPerPeer=" + maxQueuedBytesPerPeer
         + ", handshakeTimeout=" + Units.format(handshakeTimeout) + ", stalledFrameTimeout=" + Units.format(stalledFrameTimeout)
         + ", maxUnauthenticatedConnections=" + maxUnauthenticatedConnections
-        + ", maxUnauthenticatedPerAddress=" + maxUnauthenticatedPerAddress + ", writeLinger=" + Units.format(writeLinger)
+        + ", maxUnauthenticatedPerAddress=" + maxUnauthenticatedPerAddress + ", writeLinger=" + Units.format(writeLinger) + ", protocolVersions=" + protocolVersions
         + ", tls=" + (tls != null) + "]";
   }
 

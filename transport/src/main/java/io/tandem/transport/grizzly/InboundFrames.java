@@ -119,7 +119,7 @@ final class InboundFrames {
   /** Queues a reply of its own; a frame queued on a connection closed meanwhile is dropped with it. */
   static void respond(PeerConnection connection, long correlationId, Message reply) {
     if (connection.state() != PeerConnection.State.CLOSED) {
-      connection.outbound.enqueue(MessageCodec.encode(new Envelope(correlationId, true, reply)));
+      connection.outbound.enqueue(MessageCodec.encode(new Envelope(correlationId, true, reply), connection.protocolVersion()));
     }
   }
 }

@@ -3,6 +3,7 @@ package io.tandem.transport.grizzly;
 import io.tandem.core.session.Blob;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.FrameDecoder;
+import io.tandem.core.wire.ProtocolVersions;
 import java.util.concurrent.atomic.AtomicLong;
 import org.glassfish.grizzly.Connection;
 
@@ -10,7 +11,7 @@ import org.glassfish.grizzly.Connection;
  * One TCP connection to one peer, from the first byte to close: the handshake state, the frame decoder, the
  * requests waiting for a reply, and the bytes queued for writing.
  *
- * <p>Implementation notes: {@code state}, {@code peer} and the nonces are written during the handshake by the
+ * <p>Implementation notes: {@code state}, {@code peer}, the nonces, the peer's versions and the version spoken are written during the handshake by the
  * connection's read thread and read elsewhere only after the state is READY (volatile publish). The decoder is
  * used only by the read thread, and so is {@code replies}. {@code pending} and {@code outbound} are lock-free and
  * say who owns what in their own notes. Sends take no lock (see {@code GrizzlyTransport#send}). {@code frameStartedAt} is written by the read thread
@@ -52,6 +53,10 @@ final class PeerConnection {
   private volatile State state;
   private volatile NodeId peer;
   private volatile Blob peerNonce;
+  /** The range the peer's hello named; null until its hello is read. */
+  private volatile ProtocolVersions peerVersions;
+  /** The version both ends speak on this connection (the highest they share); 0 until the handshake settles it. */
+  private volatile int protocolVersion;
 
   /**
    * @param holdsUnauthenticatedSlot whether this connection took a slot of the unauthenticated-connection limits
@@ -61,7 +66,7 @@ final class PeerConnection {
       long openedAt, boolean holdsUnauthenticatedSlot) {
     this.connection = connection;
     this.outbound = outbound;
-    this.replies = new ReplyBatch(outbound);
+    this.replies = new ReplyBatch(outbound, this::protocolVersion);
     this.dialer = dialer;
     this.peer = expectedPeer;
     this.localNonce = localNonce;
@@ -121,6 +126,23 @@ final class PeerConnection {
 
   Blob peerNonce() {
     return peerNonce;
+  }
+
+  ProtocolVersions peerVersions() {
+    return peerVersions;
+  }
+
+  void peerVersions(ProtocolVersions versions) {
+    peerVersions = versions;
+  }
+
+  /** The version spoken on this connection, set by the handshake before the connection is READY; 0 before. */
+  int protocolVersion() {
+    return protocolVersion;
+  }
+
+  void protocolVersion(int version) {
+    protocolVersion = version;
   }
 
   long nextCorrelationId() {

@@ -3,6 +3,7 @@ package io.tandem.transport.grizzly;
 import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.MessageCodec;
+import java.util.function.IntSupplier;
 
 /**
  * The replies of one read, on the receiving side of a connection: consecutive requests answered with exactly the ack
@@ -15,11 +16,14 @@ import io.tandem.core.wire.MessageCodec;
  */
 final class ReplyBatch {
   private final OutboundQueue outbound;
+  private final IntSupplier protocolVersion;
   private long lastId;
   private int count;
 
-  ReplyBatch(OutboundQueue outbound) {
+  /** @param protocolVersion the version the connection speaks, read when a range is written (after the handshake) */
+  ReplyBatch(OutboundQueue outbound, IntSupplier protocolVersion) {
     this.outbound = outbound;
+    this.protocolVersion = protocolVersion;
   }
 
   /** Request {@code id} was answered with the ack it implies. */
@@ -43,7 +47,7 @@ final class ReplyBatch {
     if (count == 0) {
       return;
     }
-    outbound.enqueue(MessageCodec.encode(new Envelope(lastId, true, new Message.AckRange(count))));
+    outbound.enqueue(MessageCodec.encode(new Envelope(lastId, true, new Message.AckRange(count)), protocolVersion.getAsInt()));
     count = 0;
   }
 }

@@ -31,9 +31,9 @@ import java.util.stream.Collectors;
  * that authenticated stays admitted until it leaves the underlying view (a restart is probed afresh).
  *
  * <p>{@link #start()} refuses to return when this node is the odd one out: if members were already running and
- * every one that answered refused this node's proof (none authenticated), it throws {@link
- * MemberAuthenticationException} naming them, so that a node with a wrong secret fails to start instead of
- * running as a black hole.
+ * every one that answered refused this node (none authenticated), it throws {@link MemberAuthenticationException}
+ * naming them and why, so that a node with a wrong secret, or one that shares no protocol version with the cluster,
+ * fails to start instead of running alone as a black hole.
  *
  * <p>View ids: view {@code n} of the underlying membership becomes {@code n * 65536 + 65535} once every member of
  * it is admitted (so nodes agree on it, as the contract wants), and {@code n * 65536 + k} for the k-th partial view
@@ -138,7 +138,18 @@ public final class AuthenticatedMembership implements Membership {
     }
     return "Node " + localNode().value() + " cannot authenticate with any running member of its cluster ("
         + refusedUs.stream().map(s -> s.member.id().value() + ": " + s.outcome.detail()).collect(Collectors.joining("; "))
-        + "). Its sharedSecret differs from theirs: set the same sharedSecret on every member.";
+        + ")." + refusedUs.stream().map(s -> s.outcome.refusal()).distinct().sorted()
+            .map(AuthenticatedMembership::advice).collect(Collectors.joining());
+  }
+
+  private static String advice(ProbeOutcome.Refusal refusal) {
+    return switch (refusal) {
+      case WRONG_SECRET -> " Its sharedSecret differs from theirs: set the same sharedSecret on every member.";
+      case PROTOCOL_VERSION -> " It shares no protocol version with them: run a Tandem release that speaks one of"
+          + " theirs (each release speaks the version before its own, so upgrade one release at a time).";
+      case WRONG_CLUSTER -> " They belong to another cluster: check clusterName and the membership settings.";
+      case MISBEHAVED, NONE -> " Something other than a Tandem node of this cluster answers at their transport address.";
+    };
   }
 
   @Override

@@ -11,6 +11,7 @@ import io.tandem.core.spi.RequestHandler;
 import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.MessageCodec;
+import io.tandem.core.wire.ProtocolVersions;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
@@ -195,7 +196,7 @@ class GrizzlyTransportHostileNetworkTest {
       Socket socket = connect(server);
       if (i % 2 == 0) {
         byte[] hello = MessageCodec.encodeToBytes(new Envelope(0, false, new Message.Handshake(
-            MessageCodec.PROTOCOL_VERSION, CLUSTER, new NodeId("truncated"), Blob.wrap(new byte[16]), Blob.EMPTY)));
+            ProtocolVersions.IMPLEMENTED, CLUSTER, new NodeId("truncated"), Blob.wrap(new byte[16]), Blob.EMPTY)));
         socket.getOutputStream().write(hello, 0, hello.length - 5);
       }
       sockets.add(socket);
@@ -246,23 +247,23 @@ class GrizzlyTransportHostileNetworkTest {
     NodeId id = new NodeId("a-replayer");
     PeerAuthenticator auth = new PeerAuthenticator(SECRET, CLUSTER);
     Blob nonce = auth.newNonce();
-    Message.Handshake hello = new Message.Handshake(MessageCodec.PROTOCOL_VERSION, CLUSTER, id, nonce, Blob.EMPTY);
+    Message.Handshake hello = new Message.Handshake(ProtocolVersions.IMPLEMENTED, CLUSTER, id, nonce, Blob.EMPTY);
     Blob recordedProof;
     try (RawPeer original = new RawPeer(server.localAddress(), id)) {
       original.send(hello);
       Message.Handshake challenge = (Message.Handshake) original.read().message();
-      recordedProof = auth.proof(challenge.nonce(), nonce, id);
-      original.send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION, CLUSTER, id, nonce, recordedProof));
+      recordedProof = auth.proof(challenge.nonce(), nonce, id, ProtocolVersions.IMPLEMENTED, challenge.versions());
+      original.send(new Message.Handshake(ProtocolVersions.IMPLEMENTED, CLUSTER, id, nonce, recordedProof));
     }
 
     RawPeer replayer = new RawPeer(server.localAddress(), id);
     toClose.add(replayer);
     replayer.send(hello);
     replayer.read();
-    replayer.send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION, CLUSTER, id, nonce, recordedProof));
+    replayer.send(new Message.Handshake(ProtocolVersions.IMPLEMENTED, CLUSTER, id, nonce, recordedProof));
     RawPeer proofFirst = new RawPeer(server.localAddress(), id);
     toClose.add(proofFirst);
-    proofFirst.send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION, CLUSTER, id, nonce, recordedProof));
+    proofFirst.send(new Message.Handshake(ProtocolVersions.IMPLEMENTED, CLUSTER, id, nonce, recordedProof));
 
     await().atMost(Duration.ofSeconds(2)).until(replayer::isClosedByPeer);
     await().atMost(Duration.ofSeconds(2)).until(proofFirst::isClosedByPeer);
@@ -279,9 +280,10 @@ class GrizzlyTransportHostileNetworkTest {
     RawPeer wrong = new RawPeer(server.localAddress(), new NodeId("wrong"));
     toClose.add(wrong);
 
-    future.send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION + 1, CLUSTER, future.id, Blob.wrap(new byte[16]), Blob.EMPTY));
+    future.send(new Message.Handshake(ProtocolVersions.only(MessageCodec.PROTOCOL_VERSION + 1), CLUSTER, future.id, Blob.wrap(new byte[16]), Blob.EMPTY));
     wrong.authenticate(CLUSTER, "not-the-shared-secret".getBytes(StandardCharsets.UTF_8));
 
+    assertThat(future.read().message()).isInstanceOf(Message.Handshake.class);
     await().atMost(Duration.ofSeconds(2)).until(future::isClosedByPeer);
     await().atMost(Duration.ofSeconds(2)).until(wrong::isClosedByPeer);
     assertThat(server.stats().refusals(RefusalCause.PROTOCOL_VERSION)).isEqualTo(1);

@@ -13,6 +13,7 @@ import io.tandem.core.spi.RequestHandler;
 import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.MessageCodec;
+import io.tandem.core.wire.ProtocolVersions;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -114,10 +115,12 @@ class GrizzlyTransportHostilePeerTest {
     RawPeer stranger = raw(server, "stranger");
     RawPeer future = raw(server, "future");
 
-    stranger.send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION, "another-cluster", stranger.id, io.tandem.core.session.Blob.EMPTY, io.tandem.core.session.Blob.EMPTY));
-    future.send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION + 1, CLUSTER, future.id, io.tandem.core.session.Blob.EMPTY, io.tandem.core.session.Blob.EMPTY));
+    stranger.send(new Message.Handshake(ProtocolVersions.IMPLEMENTED, "another-cluster", stranger.id, io.tandem.core.session.Blob.EMPTY, io.tandem.core.session.Blob.EMPTY));
+    future.send(new Message.Handshake(ProtocolVersions.only(MessageCodec.PROTOCOL_VERSION + 1), CLUSTER, future.id, io.tandem.core.session.Blob.EMPTY, io.tandem.core.session.Blob.EMPTY));
 
     await().atMost(Duration.ofSeconds(5)).until(stranger::isClosedByPeer);
+    assertThat(((Message.Handshake) future.read().message()).versions())
+        .as("a peer of another version is answered with this node's range before the close").isEqualTo(ProtocolVersions.IMPLEMENTED);
     await().atMost(Duration.ofSeconds(5)).until(future::isClosedByPeer);
     assertThat(server.stats().authenticationFailures()).isEqualTo(2);
   }

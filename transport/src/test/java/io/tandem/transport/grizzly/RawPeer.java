@@ -6,6 +6,7 @@ import io.tandem.core.wire.Envelope;
 import io.tandem.core.wire.FrameDecoder;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.MessageCodec;
+import io.tandem.core.wire.ProtocolVersions;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -34,9 +35,9 @@ final class RawPeer implements AutoCloseable {
   NodeId authenticate(String cluster, byte[] secret) throws IOException {
     PeerAuthenticator auth = new PeerAuthenticator(secret, cluster);
     Blob nonce = auth.newNonce();
-    send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION, cluster, id, nonce, Blob.EMPTY));
+    send(new Message.Handshake(ProtocolVersions.IMPLEMENTED, cluster, id, nonce, Blob.EMPTY));
     Message.Handshake challenge = (Message.Handshake) read().message();
-    send(new Message.Handshake(MessageCodec.PROTOCOL_VERSION, cluster, id, nonce, auth.proof(challenge.nonce(), nonce, id)));
+    send(new Message.Handshake(ProtocolVersions.IMPLEMENTED, cluster, id, nonce, auth.proof(challenge.nonce(), nonce, id, ProtocolVersions.IMPLEMENTED, challenge.versions())));
     return challenge.node();
   }
 

@@ -9,6 +9,7 @@ import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.testing.InMemoryCluster;
 import io.tandem.core.wire.Message;
+import io.tandem.core.wire.ProtocolVersions;
 import io.tandem.transport.grizzly.GrizzlyTransport;
 import io.tandem.transport.grizzly.GrizzlyTransportConfig;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,12 @@ class AuthenticatedMembershipTest {
   }
 
   private GrizzlyTransport transport(NodeId id, byte[] secret) throws Exception {
-    GrizzlyTransport transport = new GrizzlyTransport(GrizzlyTransportConfig.loopback(CLUSTER, id, secret, Duration.ofSeconds(1)));
+    return transport(id, secret, ProtocolVersions.spoken());
+  }
+
+  private GrizzlyTransport transport(NodeId id, byte[] secret, ProtocolVersions versions) throws Exception {
+    GrizzlyTransport transport = new GrizzlyTransport(
+        GrizzlyTransportConfig.loopback(CLUSTER, id, secret, Duration.ofSeconds(1)).withProtocolVersions(versions));
     toClose.add(transport);
     transport.start((from, request) -> CompletableFuture.completedFuture(new Message.Ack(1, 1)));
     return transport;
@@ -101,5 +107,43 @@ class AuthenticatedMembershipTest {
 
     assertThatThrownBy(d::start).isInstanceOf(MemberAuthenticationException.class)
         .hasMessageContaining("sharedSecret differs").hasMessageContaining("a:").hasMessageContaining("b:");
+  }
+
+  /** Issue 28: a node one version ahead was taken for unreachable by every member and started alone. */
+  @Test
+  void nodeSharingNoProtocolVersionWithTheCluster_refusesToStartSayingSo_andTheMembersListItAsRefused() throws Exception {
+    GrizzlyTransport transportA = transport(A, SECRET, new ProtocolVersions(5, 5));
+    AuthenticatedMembership a = member(A, transportA);
+    a.start();
+    member(B, transport(B, SECRET, new ProtocolVersions(5, 5))).start();
+    GrizzlyTransport transportD = transport(D, SECRET, new ProtocolVersions(6, 6));
+    AuthenticatedMembership d = member(D, transportD);
+
+    assertThatThrownBy(d::start).isInstanceOf(MemberAuthenticationException.class)
+        .hasMessageContaining("a: speaks protocol version 5, and this node speaks 6: no version in common")
+        .hasMessageContaining("b: speaks protocol version 5,")
+        .hasMessageContaining("It shares no protocol version with them")
+        .hasMessageNotContaining("sharedSecret differs");
+    assertThat(transportD.refusedMembers()).containsOnlyKeys(A, B);
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      assertThat(a.refusedMembers()).containsKey(D);
+      assertThat(a.refusedMembers().get(D)).contains("no version in common");
+    });
+    assertThat(a.currentView().memberIds()).containsExactly(A, B);
+  }
+
+  @Test
+  void nodeOneVersionAhead_joinsAClusterOfThePreviousVersion_andIsAdmitted() throws Exception {
+    AuthenticatedMembership a = member(A, transport(A, SECRET, new ProtocolVersions(5, 5)));
+    a.start();
+    GrizzlyTransport transportC = transport(C, SECRET, new ProtocolVersions(5, 6));
+    AuthenticatedMembership c = member(C, transportC);
+    c.start();
+
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      assertThat(a.currentView().memberIds()).containsExactly(A, C);
+      assertThat(c.currentView().memberIds()).containsExactly(A, C);
+    });
+    assertThat(c.refusedMembers()).isEmpty();
   }
 }
