@@ -34,7 +34,9 @@ enum Drill {
       + "SIGKILL the first node: every write the full buddy acknowledged is there, and the survivors protect every session again"),
   ROGUE_MEMBER("two nodes serve every session from the first; a third starts with another sharedSecret: it must never enter "
       + "their view nor hold a copy, they must show they refused it, and its context must fail naming the secret; then SIGKILL "
-      + "the first node");
+      + "the first node"),
+  TWO_APPS("every node runs the drill application twice (/app and /app2) with the Manager in conf/context.xml, one Tandem "
+      + "runtime per node; half the users write to each; SIGKILL the first node, which owns a third of each application's sessions");
 
   private final String description;
 
@@ -72,7 +74,7 @@ enum Drill {
    * (two failures in a row, a majority left after an outage, a rogue beside two good nodes).
    */
   boolean runsOn(int nodes) {
-    return nodes == clusterSize() || (this == KILL_OWNER || this == KILL_BUDDY) && nodes == 2;
+    return nodes == clusterSize() || (this == KILL_OWNER || this == KILL_BUDDY || this == TWO_APPS) && nodes == 2;
   }
 
   /**
@@ -90,6 +92,6 @@ enum Drill {
   /** The drills of the test command: each fault kind once; {@link #values()} is the full set. */
   static List<Drill> quickSet() {
     return List.of(KILL_OWNER, TWO_FAILURES, HANG_OWNER, ROLLING_RESTART, FORM_LOGIN, PARALLEL_REQUESTS, KILL_BUDDY,
-        POISON_VALUES, WRITERS_STORM, ROGUE_MEMBER, BIG_PAGES);
+        POISON_VALUES, WRITERS_STORM, ROGUE_MEMBER, BIG_PAGES, TWO_APPS);
   }
 }

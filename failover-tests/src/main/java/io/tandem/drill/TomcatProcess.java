@@ -81,7 +81,7 @@ final class TomcatProcess implements AutoCloseable {
   static TomcatProcess withApplications(Path catalinaHome, Path workDir, Path dropinJar, String route, int httpPort,
       String managerAttributes, List<String> applications, String contextAttributes) throws IOException {
     return new TomcatProcess(catalinaHome, workDir, dropinJar, route, "127.0.0.1", httpPort, managerAttributes,
-        MEMORY_REALM, List.of(), applications, "<Context " + contextAttributes + ">");
+        MEMORY_REALM, List.of(), applications, contextAttributes.isEmpty() ? "<Context>" : "<Context " + contextAttributes + ">");
   }
 
   /** @param confContext conf/context.xml's opening {@code <Context>} when it holds the Manager; null when each application's does */
