@@ -166,6 +166,9 @@ public sealed interface Message {
      * carry more than that (locate, migrate, bulk transfer, handshake). A range acknowledges a request with this.
      */
     public static Ack impliedBy(Message request) {
+      if (request instanceof InContext scoped) {
+        return impliedBy(scoped.message()); // a context's request is acknowledged as the request it carries
+      }
       if (request instanceof SessionDelta d) {
         return new Ack(d.epoch(), d.version());
       } else if (request instanceof FullSession f) {
