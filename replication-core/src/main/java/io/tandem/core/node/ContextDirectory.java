@@ -72,6 +72,10 @@ final class ContextDirectory implements AutoCloseable {
     final List<io.tandem.core.spi.Membership.ViewListener> listeners = new ArrayList<>();
     final CompletableFuture<Void> firstRound = new CompletableFuture<>();
     final Set<NodeId> awaiting = new HashSet<>();
+    /** Attached before the first shared view arrived: its first round starts with that view. */
+    boolean awaitingSharedView;
+    /** Its first round is over: its views are published from now on. */
+    boolean settled;
     MembershipView last;
   }
 
@@ -103,7 +107,15 @@ final class ContextDirectory implements AutoCloseable {
       }
       for (NodeId member : view.memberIds()) {
         if (!member.equals(local) && (previous == null || !previous.contains(member))) {
-          exchange(member);
+          exchange(member); // this node's list, whatever it holds: each new member learns it and answers its own
+        }
+      }
+      for (Map.Entry<String, Scope> attached : scopes.entrySet()) {
+        Scope scope = attached.getValue();
+        if (scope.awaitingSharedView) {
+          scope.awaitingSharedView = false;
+          view.memberIds().stream().filter(id -> !id.equals(local)).forEach(scope.awaiting::add);
+          settleFirstRound(attached.getKey(), scope);
         }
       }
       publishAll();
@@ -126,9 +138,12 @@ final class ContextDirectory implements AutoCloseable {
       Scope scope = new Scope();
       scopes.put(context, scope);
       scope.firstRound.whenComplete((done, failure) -> attached.complete(null));
-      if (shared != null) {
-        shared.memberIds().stream().filter(id -> !id.equals(local)).forEach(scope.awaiting::add);
+      if (shared == null) {
+        // Who the members are is not known yet: the first round waits for them, rather than finding nobody.
+        scope.awaitingSharedView = true;
+        return;
       }
+      shared.memberIds().stream().filter(id -> !id.equals(local)).forEach(scope.awaiting::add);
       exchangeWithAll();
       settleFirstRound(context, scope);
     });
@@ -141,6 +156,7 @@ final class ContextDirectory implements AutoCloseable {
       Scope scope = scopes.get(context);
       if (scope != null) {
         scope.awaiting.clear();
+        scope.awaitingSharedView = false;
         settleFirstRound(context, scope);
       }
     });
@@ -292,9 +308,10 @@ final class ContextDirectory implements AutoCloseable {
   }
 
   private void settleFirstRound(String context, Scope scope) {
-    if (scope.awaiting.isEmpty() && !scope.firstRound.isDone()) {
+    if (scope.awaiting.isEmpty() && !scope.awaitingSharedView && !scope.settled) {
+      scope.settled = true;
+      publish(context, scope); // before the attach returns, so the engine's first view is there when it starts
       scope.firstRound.complete(null);
-      publish(context, scope);
     }
   }
 
@@ -303,7 +320,7 @@ final class ContextDirectory implements AutoCloseable {
   }
 
   private void publish(String context, Scope scope) {
-    if (scope == null || !scope.firstRound.isDone() || shared == null) {
+    if (scope == null || !scope.settled || shared == null) {
       return;
     }
     List<Member> members = shared.members().stream()

@@ -52,6 +52,24 @@ class ContextDirectoryTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> directory.currentView("/a").memberIds().equals(List.of(N1, N2)));
   }
 
+  /**
+   * Regression: a context attached before the runtime's first shared view reached the directory completed its first
+   * round at once, with nobody to wait for, and its engine started alone while its peers ran the application.
+   */
+  @Test
+  void attach_beforeTheFirstSharedView_waitsForThatViewsMembers() throws Exception {
+    CompletableFuture<Void> attached = directory.attach("/a");
+    directory.sharedViewChanged(view(1, N1, N2));
+
+    Exchange toN2 = transport.next(N2);
+    assertThat(((Message.Contexts) toN2.request()).contexts()).containsExactly("/a");
+    assertThat(attached).as("n2 has not answered").isNotDone();
+    toN2.reply().complete(new Message.Contexts(2, 1, List.of("/a")));
+
+    attached.get(5, TimeUnit.SECONDS);
+    assertThat(directory.currentView("/a").memberIds()).containsExactly(N1, N2);
+  }
+
   @Test
   void received_anOlderListOfTheSameRun_isIgnored_andANewRunsListReplacesIt() throws Exception {
     directory.sharedViewChanged(view(1, N1, N2));
