@@ -15,7 +15,8 @@ import java.util.concurrent.ExecutionException;
  * every attribute that differs, if not; the last one to leave closes it. A context that undeploys or reloads leaves the
  * runtime to the others.
  *
- * <p>A context naming another cluster on a port a running runtime listens on is refused too, naming that cluster:
+ * <p>A context naming another cluster on a port a running runtime listens on (on the same bind address, or a wildcard)
+ * is refused too, naming that cluster:
  * otherwise its start would fail later with an {@code Address already in use} that says nothing of why.
  *
  * <p>Implementation notes: {@link #clusters} and {@link #closing} are guarded by {@link #lock}, which is never held
@@ -203,12 +204,24 @@ final class NodeRuntimes<R extends AutoCloseable> {
     }
   }
 
+  /** Whether two bind addresses can collide on a port: the same one, or a wildcard that takes every interface. */
+  private static boolean sameInterface(String a, String b) {
+    return a.equals(b) || isWildcard(a) || isWildcard(b);
+  }
+
+  private static boolean isWildcard(String address) {
+    return address.equals("0.0.0.0") || address.equals("::") || address.equals("[::]") || address.equals("*");
+  }
+
   @GuardedBy("lock")
   private List<String> portClashes(RuntimeSettings settings) {
     List<String> clashes = new ArrayList<>();
     ClusterSettings mine = settings.cluster();
     for (Map.Entry<String, Entry<R>> running : clusters.entrySet()) {
       ClusterSettings theirs = running.getValue().settings.cluster();
+      if (!sameInterface(mine.bindAddress(), theirs.bindAddress())) {
+        continue; // one JVM may hold nodes on several addresses of a host (each pod's address, in the tests)
+      }
       for (int port : new int[] {mine.transportPort(), mine.membershipPort()}) {
         if (port == theirs.transportPort() || port == theirs.membershipPort()) {
           clashes.add("port " + port + " is used by the runtime of cluster/node [" + running.getKey() + "] (started by context ["

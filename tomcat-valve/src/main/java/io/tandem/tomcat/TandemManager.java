@@ -201,7 +201,8 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       engine.start();
     } catch (Exception e) {
       engine.close();
-      lease.close();
+      lease.close(); // the runtime stays up for the other contexts, or closes if this one started it
+      lease = null;
       throw new LifecycleException("Tandem could not start context [" + context + "] in cluster [" + settings.clusterName()
           + "] as [" + settings.nodeId() + "]: " + e, e);
     } finally {

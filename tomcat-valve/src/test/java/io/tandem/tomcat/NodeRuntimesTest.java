@@ -75,6 +75,18 @@ class NodeRuntimesTest {
   }
 
   @Test
+  void acquire_anotherNodeOnTheSamePortsOfAnotherAddress_startsItsOwnRuntime() throws Exception {
+    runtimes.acquire("/", settings(Map.of("bindAddress", "127.0.0.1")));
+
+    runtimes.acquire("/", settings(Map.of("bindAddress", "127.0.0.2", "nodeId", "n2")));
+
+    assertThat(started).hasSize(2);
+    assertThat(runtimes.running()).containsExactlyInAnyOrder("c/n1", "c/n2");
+    assertThatThrownBy(() -> runtimes.acquire("/", settings(Map.of("bindAddress", "0.0.0.0", "nodeId", "n3"))))
+        .as("a wildcard takes every address").isInstanceOf(ClusterSettingsMismatchException.class);
+  }
+
+  @Test
   void acquire_whenTheRuntimeFailsToStart_leavesNothingRegistered_andTheNextContextTriesAgain() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
     NodeRuntimes<FakeRuntime> failingOnce = new NodeRuntimes<>(settings -> {
