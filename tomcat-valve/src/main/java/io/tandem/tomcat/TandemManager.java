@@ -221,7 +221,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   }
 
   private void registerFigures(ClusterSettings settings) {
-    figures = new ReplicationMBean(engine, transport, responses, restores);
+    figures = new ReplicationMBean(engine, transport, lease.runtime().runtime(), responses, restores);
     try {
       String path = getContext().getName().isEmpty() ? "/" : getContext().getName();
       figuresName = new javax.management.ObjectName("io.tandem:type=Replication,node="
