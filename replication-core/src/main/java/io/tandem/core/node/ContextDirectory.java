@@ -31,8 +31,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * back-off after a failed exchange while the member stays in the view. A list is kept when it is newer than the one
  * held ({@code incarnation} names a run of the sender's runtime, {@code revision} its changes in that run).
  *
- * <p>A context attached here publishes no view until every member of the shared view answered (or failed) the
- * exchange its attach started, so its engine never starts believing it is alone while its peers run the application.
+ * <p>A context attached here publishes no view until every member of the shared view answered the exchange its attach
+ * started (a failed exchange is retried, not taken for an answer), the member left, or the attach's wait ended ({@link
+ * #endFirstRound}), so its engine never starts believing it is alone while its peers run the application.
  *
  * <p>Implementation notes: every field but {@link #current}, {@link #localMember} and {@link #sharedNow} is owned by {@link #thread} (one
  * thread in production, {@code tandem-contexts-<node>}); public methods hop onto it, and views are delivered to
@@ -124,7 +125,7 @@ final class ContextDirectory implements AutoCloseable {
 
   /**
    * Runs {@code context} here from now on: every member is told. The future completes once every member of the shared
-   * view answered or failed, and the context's first view is published then.
+   * view answered or left (or {@link #endFirstRound}), and the context's first view is published then.
    */
   CompletableFuture<Void> attach(String context) {
     CompletableFuture<Void> attached = new CompletableFuture<>();
@@ -276,6 +277,11 @@ final class ContextDirectory implements AutoCloseable {
     if (reply instanceof Message.Contexts contexts) {
       failures.remove(peer);
       record(peer, contexts);
+      for (Map.Entry<String, Scope> scope : scopes.entrySet()) {
+        if (scope.getValue().awaiting.remove(peer)) {
+          settleFirstRound(scope.getKey(), scope.getValue());
+        }
+      }
     } else {
       int failed = failures.merge(peer, 1, Integer::sum);
       if (failed == 1) {
@@ -291,11 +297,8 @@ final class ContextDirectory implements AutoCloseable {
           }
         }, Duration.ofMillis(delay));
       }
-    }
-    for (Map.Entry<String, Scope> scope : scopes.entrySet()) {
-      if (scope.getValue().awaiting.remove(peer)) {
-        settleFirstRound(scope.getKey(), scope.getValue());
-      }
+      // A failed exchange is no answer: an attach keeps waiting for the retry (a member slow to connect must not be
+      // left out of the first view while it runs the application), until the member leaves or the attach's wait ends.
     }
   }
 

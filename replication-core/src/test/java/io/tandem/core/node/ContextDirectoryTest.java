@@ -35,7 +35,8 @@ class ContextDirectoryTest {
   }
 
   @Test
-  void attach_publishesTheContextsFirstViewOnlyOnceEveryMemberAnsweredOrFailed() throws Exception {
+  void attach_publishesTheContextsFirstViewOnlyOnceEveryMemberAnswered_aFailureIsRetriedNotTakenForAnAnswer()
+      throws Exception {
     directory.sharedViewChanged(view(1, N1, N2, N3));
     answerJoins(List.of(), List.of());
 
@@ -44,12 +45,30 @@ class ContextDirectoryTest {
     Exchange toN3 = transport.next(N3);
     assertThat(((Message.Contexts) toN2.request()).contexts()).containsExactly("/a");
     toN2.reply().complete(new Message.Contexts(2, 1, List.of("/a")));
+    toN3.reply().completeExceptionally(new PeerUnreachableException(N3, "not connected yet"));
 
-    assertThat(attached).as("n3 has not answered").isNotDone();
-    toN3.reply().completeExceptionally(new PeerUnreachableException(N3, "gone"));
+    Exchange retried = transport.next(N3);
+    assertThat(attached).as("n3 has not answered; it may run the application").isNotDone();
+    retried.reply().complete(new Message.Contexts(3, 1, List.of("/a")));
 
     attached.get(5, TimeUnit.SECONDS);
-    await().atMost(Duration.ofSeconds(5)).until(() -> directory.currentView("/a").memberIds().equals(List.of(N1, N2)));
+    assertThat(directory.currentView("/a").memberIds()).containsExactly(N1, N2, N3);
+  }
+
+  @Test
+  void endFirstRound_publishesWhatTheMembersThatAnsweredSaid_andASilentOneEntersWhenItAnswers() throws Exception {
+    directory.sharedViewChanged(view(1, N1, N2, N3));
+    answerJoins(List.of(), List.of());
+    CompletableFuture<Void> attached = directory.attach("/a");
+    transport.next(N2).reply().complete(new Message.Contexts(2, 1, List.of("/a")));
+    Exchange silent = transport.next(N3);
+
+    directory.endFirstRound("/a"); // the attach's wait is over
+
+    attached.get(5, TimeUnit.SECONDS);
+    assertThat(directory.currentView("/a").memberIds()).containsExactly(N1, N2);
+    silent.reply().complete(new Message.Contexts(3, 1, List.of("/a")));
+    await().atMost(Duration.ofSeconds(5)).until(() -> directory.currentView("/a").contains(N3));
   }
 
   /**
