@@ -38,7 +38,9 @@ enum Drill {
       + "speak the older version, the upgraded one the raised version, and nobody may refuse anybody"),
   ROGUE_MEMBER("two nodes serve every session from the first; a third starts with another sharedSecret: it must never enter "
       + "their view nor hold a copy, they must show they refused it, and its context must fail naming the secret; then SIGKILL "
-      + "the first node");
+      + "the first node"),
+  TWO_APPS("every node runs the drill application twice (/app and /app2) with the Manager in conf/context.xml, one Tandem "
+      + "runtime per node; half the users write to each; SIGKILL the first node, which owns a third of each application's sessions");
 
   private final String description;
 
@@ -76,7 +78,7 @@ enum Drill {
    * (two failures in a row, a majority left after an outage, a rogue beside two good nodes).
    */
   boolean runsOn(int nodes) {
-    return nodes == clusterSize() || (this == KILL_OWNER || this == KILL_BUDDY) && nodes == 2;
+    return nodes == clusterSize() || (this == KILL_OWNER || this == KILL_BUDDY || this == TWO_APPS) && nodes == 2;
   }
 
   /**
@@ -95,6 +97,6 @@ enum Drill {
   /** The drills of the test command: each fault kind once; {@link #values()} is the full set. */
   static List<Drill> quickSet() {
     return List.of(KILL_OWNER, TWO_FAILURES, HANG_OWNER, ROLLING_RESTART, FORM_LOGIN, PARALLEL_REQUESTS, KILL_BUDDY,
-        POISON_VALUES, WRITERS_STORM, ROGUE_MEMBER, BIG_PAGES, ROLLING_UPGRADE);
+        POISON_VALUES, WRITERS_STORM, ROGUE_MEMBER, BIG_PAGES, ROLLING_UPGRADE, TWO_APPS);
   }
 }

@@ -64,12 +64,19 @@ final class DrillCluster implements AutoCloseable {
    *     TomcatProcess#DRILL_REALM})
    * @param managerAttributes more attributes of the {@code <Manager>} ({@code allowedClasses}, {@code maxValueSize}), or ""
    * @param nodeAttributes more attributes of one node's {@code <Manager>}, by route (the full-buddy drill's small store)
+   * @param applications the context paths (without the slash) the drill application is deployed under on every node;
+   *     with more than one, the {@code <Manager>} goes in {@code conf/context.xml} and one Tandem runtime per node
+   *     serves them all (the two-apps drill)
    */
-  record Application(String realmClass, String managerAttributes, Map<String, String> nodeAttributes) {
+  record Application(String realmClass, String managerAttributes, Map<String, String> nodeAttributes, List<String> applications) {
     static final Application PLAIN = new Application(TomcatProcess.MEMORY_REALM, "");
 
     Application(String realmClass, String managerAttributes) {
       this(realmClass, managerAttributes, Map.of());
+    }
+
+    Application(String realmClass, String managerAttributes, Map<String, String> nodeAttributes) {
+      this(realmClass, managerAttributes, nodeAttributes, List.of("app"));
     }
   }
 
@@ -98,8 +105,16 @@ final class DrillCluster implements AutoCloseable {
     try {
       for (int i = 0; i < size; i++) {
         String attributes = layout.managerAttributes("n" + (i + 1), hosts.get(i), membershipPorts.get(i), members, SHARED_SECRET);
-        nodes.add(new TomcatProcess(settings.catalinaHome(), work, settings.dropin(), "n" + (i + 1), hosts.get(i), freePort(),
-            attributes, application.realmClass(), network == null ? List.of() : network.launcher(i + 1)));
+        if (application.applications().size() > 1) {
+          if (network != null) {
+            throw new IllegalArgumentException("several applications per node run on loopback only");
+          }
+          nodes.add(TomcatProcess.withApplications(settings.catalinaHome(), work, settings.dropin(), "n" + (i + 1), freePort(),
+              attributes, application.applications(), ""));
+        } else {
+          nodes.add(new TomcatProcess(settings.catalinaHome(), work, settings.dropin(), "n" + (i + 1), hosts.get(i), freePort(),
+              attributes, application.realmClass(), network == null ? List.of() : network.launcher(i + 1)));
+        }
       }
       DrillCluster started = new DrillCluster(nodes, settings.progress(), layout);
       for (TomcatProcess node : nodes) {

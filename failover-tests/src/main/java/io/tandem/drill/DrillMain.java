@@ -29,7 +29,7 @@ public final class DrillMain implements Callable<Integer> {
 
   @Option(names = "--drill", split = ",", defaultValue = "kill-owner",
       description = "kill-owner, kill-buddy, two-failures, hang-owner, rolling-restart, form-login, parallel-requests, partition, "
-          + "poison-values, writers-storm, hang-patient, logout-sticks, rogue-member, big-pages, full-buddy, rolling-upgrade, "
+          + "poison-values, writers-storm, hang-patient, logout-sticks, rogue-member, big-pages, full-buddy, rolling-upgrade, two-apps, "
           + "'quick' (each once, the test command's set) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> drills;
 
@@ -45,8 +45,8 @@ public final class DrillMain implements Callable<Integer> {
           + "Apache httpd: Debian's apache2; must be installed) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> balancers;
 
-  @Option(names = "--nodes", split = ",", description = "cluster sizes to run each drill on: 3, or 2 for kill-owner and "
-      + "kill-buddy (the survivor's buddy is then always the node that died); e.g. 2,3 (default: each drill's own, 3 but "
+  @Option(names = "--nodes", split = ",", description = "cluster sizes to run each drill on: 3, or 2 for kill-owner, "
+      + "kill-buddy and two-apps (the survivor's buddy is then always the node that died); e.g. 2,3 (default: each drill's own, 3 but "
       + "rogue-member's 2)")
   List<Integer> nodes;
 
@@ -174,7 +174,7 @@ public final class DrillMain implements Callable<Integer> {
         }
         if (cannot.isPresent()) {
           return java.util.Optional.of("--nodes " + size + ": " + cannot.get().cliName() + " does not run on " + size
-              + " nodes; only kill-owner and kill-buddy also run on 2");
+              + " nodes; only kill-owner, kill-buddy and two-apps also run on 2");
         }
       }
     }

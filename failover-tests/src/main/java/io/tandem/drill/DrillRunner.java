@@ -53,6 +53,8 @@ final class DrillRunner {
   static final String RAISE_HIGHEST_PROPERTY = "tandem.protocol.highest";
   /** How long the rolling-upgrade drill waits for every connection to speak what it should after a step. */
   private static final Duration VERSIONS_SETTLE = Duration.ofSeconds(15);
+  /** The two-apps drill's applications: the drill application under two context paths, the Manager in conf/context.xml. */
+  static final List<String> TWO_APPLICATIONS = List.of("app", "app2");
   private static final Duration LOAD_AFTER_FAULTS = Duration.ofSeconds(3);
   private static final Duration SECOND_FAILURE_AFTER = Duration.ofSeconds(5);
   private static final Duration LOAD_FINISH = Duration.ofMinutes(3);
@@ -150,6 +152,7 @@ final class DrillRunner {
     return switch (drill) {
       case POISON_VALUES -> new DrillCluster.Application(TomcatProcess.DRILL_REALM, POISON_MANAGER_ATTRIBUTES);
       case FULL_BUDDY -> new DrillCluster.Application(TomcatProcess.MEMORY_REALM, "", FULL_BUDDY_NODE_ATTRIBUTES);
+      case TWO_APPS -> new DrillCluster.Application(TomcatProcess.MEMORY_REALM, "", Map.of(), TWO_APPLICATIONS);
       default -> DrillCluster.Application.PLAIN;
     };
   }
@@ -183,6 +186,8 @@ final class DrillRunner {
           new SessionWriters.Shape(false, false, false, true, 0));
       case FULL_BUDDY -> new SessionWriters(user -> balancer, settings.users(), settings.minWrites(), settings.maxWrites(),
           new SessionWriters.Shape(false, true, false, false, FULL_BUDDY_VALUE_BYTES));
+      case TWO_APPS -> new SessionWriters(user -> balancer, settings.users(), settings.minWrites(), settings.maxWrites(),
+          new SessionWriters.Shape(false, false, false), TWO_APPLICATIONS);
       default -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, false);
     };
   }
@@ -191,7 +196,7 @@ final class DrillRunner {
       throws Exception {
     TomcatProcess first = cluster.node("n1");
     switch (drill) {
-      case KILL_OWNER, FORM_LOGIN, PARALLEL_REQUESTS, WRITERS_STORM -> kill(cluster, first);
+      case KILL_OWNER, FORM_LOGIN, PARALLEL_REQUESTS, WRITERS_STORM, TWO_APPS -> kill(cluster, first);
       case POISON_VALUES -> {
         ((PoisonWriters) workload).faultComing();
         kill(cluster, first);
@@ -491,7 +496,7 @@ final class DrillRunner {
     for (Map.Entry<Integer, Browser> account : workload.browsers().entrySet()) {
       AppResponse read = AppResponse.NONE;
       for (int attempt = 0; attempt < 10 && (read.kind() == AppResponse.Kind.NONE || read.kind() == AppResponse.Kind.LOGIN_PAGE); attempt++) {
-        read = account.getValue().get(workload.page()).app();
+        read = account.getValue().get(workload.page(account.getKey())).app();
         if (read.kind() == AppResponse.Kind.NONE) {
           Thread.sleep(500);
         }
@@ -507,9 +512,11 @@ final class DrillRunner {
     Set<String> served = new HashSet<>();
     for (String id : HistoryChecker.acknowledgedInvalidations(history)) {
       for (String route : cluster.running()) {
-        AppResponse read = http.send(cluster.node(route).url(""), workload.page(), null, id).app();
-        if (read.kind() == AppResponse.Kind.SESSION) {
-          served.add(id);
+        for (String page : workload.pages()) {
+          AppResponse read = http.send(cluster.node(route).url(""), page, null, id).app();
+          if (read.kind() == AppResponse.Kind.SESSION) {
+            served.add(id);
+          }
         }
       }
     }

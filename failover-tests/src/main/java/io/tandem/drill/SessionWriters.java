@@ -1,6 +1,7 @@
 package io.tandem.drill;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -26,6 +27,7 @@ final class SessionWriters extends UserThreads {
   private final int users;
   private final int minWrites;
   private final Shape shape;
+  private final List<String> applications;
   private final Map<Integer, String> sessionIds = new ConcurrentHashMap<>();
   private final Map<Integer, Pin> pins = new ConcurrentHashMap<>();
   private final HttpExchange direct = new HttpExchange(Duration.ofSeconds(1), Duration.ofSeconds(4));
@@ -57,16 +59,37 @@ final class SessionWriters extends UserThreads {
 
   /** @param balancers the balancer each user (by index) sends through */
   SessionWriters(IntFunction<LoadBalancer> balancers, int users, int minWrites, int maxWrites, Shape shape) {
+    this(balancers, users, minWrites, maxWrites, shape, List.of("app"));
+  }
+
+  /**
+   * @param applications the context paths (without the slash) the drill application runs under; user u writes to
+   *     {@code applications.get(u % applications.size())}
+   */
+  SessionWriters(IntFunction<LoadBalancer> balancers, int users, int minWrites, int maxWrites, Shape shape,
+      List<String> applications) {
     super(users, minWrites, maxWrites);
     this.balancers = balancers;
     this.users = users;
     this.minWrites = minWrites;
     this.shape = shape;
+    this.applications = List.copyOf(applications);
   }
 
   @Override
   public String page() {
-    return shape.formLogin() ? "/app/secure/session.jsp" : "/app/session.jsp";
+    return page(0);
+  }
+
+  @Override
+  public String page(int user) {
+    String application = "/" + applications.get(user % applications.size());
+    return shape.formLogin() ? application + "/secure/session.jsp" : application + "/session.jsp";
+  }
+
+  @Override
+  public List<String> pages() {
+    return java.util.stream.IntStream.range(0, applications.size()).mapToObj(this::page).toList();
   }
 
   @Override
@@ -95,7 +118,7 @@ final class SessionWriters extends UserThreads {
   }
 
   private void run(int user, Browser browser, Runnable warmedUp) throws InterruptedException {
-    if (shape.formLogin() && !login(browser, page(), user)) {
+    if (shape.formLogin() && !login(browser, page(user), user)) {
       return;
     }
     int generation = 0;
@@ -119,7 +142,7 @@ final class SessionWriters extends UserThreads {
     String written = "u" + user + "-g" + generation + "-" + n;
     String value = written.length() >= shape.valueBytes() ? written
         : written + "-" + ".".repeat(shape.valueBytes() - written.length() - 1);
-    String query = (shape.bigPages() ? bigPage() : page() + "?action=set") + "&name=" + key + "&value=" + value + "&seq=" + n;
+    String query = (shape.bigPages() ? bigPage() : page(user) + "?action=set") + "&name=" + key + "&value=" + value + "&seq=" + n;
     long start = System.currentTimeMillis();
     Pin pin = pins.remove(user);
     String sentWith = pin == null ? browser.sessionId() : pin.sessionId();
@@ -140,7 +163,7 @@ final class SessionWriters extends UserThreads {
       sessionIds.put(user, browser.sessionId());
     }
     if (app.kind() == AppResponse.Kind.LOGIN_PAGE) {
-      login(browser, page(), user); // logged out by the failover: the checker counts it; log in again to go on
+      login(browser, page(user), user); // logged out by the failover: the checker counts it; log in again to go on
     }
   }
 
@@ -159,7 +182,7 @@ final class SessionWriters extends UserThreads {
     for (int attempt = 0; attempt < 5; attempt++) {
       String ended = browser.sessionId();
       long start = System.currentTimeMillis();
-      Answer answer = browser.get(page() + "?action=invalidate");
+      Answer answer = browser.get(page(user) + "?action=invalidate");
       AppResponse app = answer.app();
       Outcome outcome = answer.writeOutcome();
       history.add(new Operation(Operation.Kind.INVALIDATE, user, 0, generation, ended, "", "", -1, -1, app.node(),

@@ -51,6 +51,8 @@ final class TomcatProcess implements AutoCloseable {
   final String host;
   final int httpPort;
   final Path base;
+  /** The context paths (without the slash) the drill application is deployed under: {@code app} unless told. */
+  final List<String> applications;
   private final Path catalinaHome;
   private final List<String> launcher;
   private volatile Process process;
@@ -69,22 +71,52 @@ final class TomcatProcess implements AutoCloseable {
    */
   TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, String host, int httpPort,
       String managerAttributes, String realmClass, List<String> launcher) throws IOException {
+    this(catalinaHome, workDir, dropinJar, route, host, httpPort, managerAttributes, realmClass, launcher, List.of("app"), null);
+  }
+
+  /**
+   * A node on loopback running the drill application under each of {@code applications} (context paths without the
+   * slash), with the {@code <Manager>} in {@code conf/context.xml}, as an operator covers every application of a node:
+   * one Tandem runtime per node then serves them all. {@code contextAttributes} go on that file's {@code <Context>}
+   * (e.g. {@code sessionCookiePath="/"}, with which Tomcat gives a user's sessions one id in every application).
+   */
+  static TomcatProcess withApplications(Path catalinaHome, Path workDir, Path dropinJar, String route, int httpPort,
+      String managerAttributes, List<String> applications, String contextAttributes) throws IOException {
+    return new TomcatProcess(catalinaHome, workDir, dropinJar, route, "127.0.0.1", httpPort, managerAttributes,
+        MEMORY_REALM, List.of(), applications, contextAttributes.isEmpty() ? "<Context>" : "<Context " + contextAttributes + ">");
+  }
+
+  /** @param confContext conf/context.xml's opening {@code <Context>} when it holds the Manager; null when each application's does */
+  private TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, String host, int httpPort,
+      String managerAttributes, String realmClass, List<String> launcher, List<String> applications,
+      String confContext) throws IOException {
+    boolean managerInConfContext = confContext != null;
     this.catalinaHome = catalinaHome;
     this.route = route;
     this.host = host;
     this.launcher = List.copyOf(launcher);
     this.httpPort = httpPort;
+    this.applications = List.copyOf(applications);
     this.base = Files.createDirectories(workDir.resolve(route));
-    install(dropinJar, managerAttributes, realmClass);
+    copyTree(catalinaHome.resolve("conf"), base.resolve("conf"));
+    if (managerInConfContext) {
+      Path contextXml = base.resolve("conf/context.xml");
+      String global = Files.readString(contextXml, StandardCharsets.UTF_8);
+      Files.writeString(contextXml, global.replace("<Context>", confContext).replace("</Context>",
+          "    <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n</Context>"), StandardCharsets.UTF_8);
+    }
+    installNode(dropinJar);
+    for (String application : this.applications) {
+      install(application, managerInConfContext ? null : managerAttributes, realmClass);
+    }
     this.process = launch();
   }
 
-  private void install(Path dropinJar, String managerAttributes, String realmClass) throws IOException {
-    for (String dir : new String[] {"logs", "temp", "work", "lib", "webapps/app/META-INF", "webapps/app/WEB-INF", "webapps/app/secure",
-        "webapps/app/WEB-INF/classes/io/tandem/drill/values"}) {
+  /** What the node has once, whatever its applications: server.xml's ports and route, the users, the jars in lib/. */
+  private void installNode(Path dropinJar) throws IOException {
+    for (String dir : new String[] {"logs", "temp", "work", "lib"}) {
       Files.createDirectories(base.resolve(dir));
     }
-    copyTree(catalinaHome.resolve("conf"), base.resolve("conf"));
     Path serverXml = base.resolve("conf/server.xml");
     String server = Files.readString(serverXml, StandardCharsets.UTF_8)
         .replace("<Server port=\"8005\"", "<Server port=\"-1\"")
@@ -95,21 +127,29 @@ final class TomcatProcess implements AutoCloseable {
         .mapToObj(u -> "  <user username=\"user" + u + "\" password=\"" + PASSWORD + "\" roles=\"drill\"/>")
         .collect(Collectors.joining("\n", "<tomcat-users>\n", "\n</tomcat-users>\n")), StandardCharsets.UTF_8);
     Files.copy(dropinJar, base.resolve("lib/tandem-dropin.jar"), StandardCopyOption.REPLACE_EXISTING);
-    Files.writeString(base.resolve("webapps/app/META-INF/context.xml"), "<Context>\n"
+    writeJar(base.resolve("lib/drill-realm.jar"), REALM_CLASSES);
+  }
+
+  /** @param managerAttributes the application's own {@code <Manager>}, or null when {@code conf/context.xml} has it */
+  private void install(String application, String managerAttributes, String realmClass) throws IOException {
+    String app = "webapps/" + application;
+    for (String dir : new String[] {app + "/META-INF", app + "/WEB-INF", app + "/secure", app + "/WEB-INF/classes/io/tandem/drill/values"}) {
+      Files.createDirectories(base.resolve(dir));
+    }
+    Files.writeString(base.resolve(app + "/META-INF/context.xml"), "<Context>\n"
         + "  <Parameter name=\"drill.node\" value=\"" + route + "\" override=\"false\"/>\n"
         + "  <Realm className=\"" + realmClass + "\" pathname=\"conf/drill-users.xml\"/>\n"
-        + "  <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n"
+        + (managerAttributes == null ? "" : "  <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n")
         + "</Context>\n", StandardCharsets.UTF_8);
     for (String file : WEBAPP_FILES) {
-      copyResource("/drill-webapp/" + file, base.resolve("webapps/app/" + file));
+      copyResource("/drill-webapp/" + file, base.resolve(app + "/" + file));
     }
-    copyResource("/drill-webapp/session.jsp", base.resolve("webapps/app/secure/session.jsp"));
-    copyResource("/drill-webapp/poison.jsp", base.resolve("webapps/app/secure/poison.jsp"));
+    copyResource("/drill-webapp/session.jsp", base.resolve(app + "/secure/session.jsp"));
+    copyResource("/drill-webapp/poison.jsp", base.resolve(app + "/secure/poison.jsp"));
     for (Class<?> type : WEBAPP_CLASSES) {
       String file = type.getName().replace('.', '/') + ".class";
-      copyResource("/" + file, base.resolve("webapps/app/WEB-INF/classes/" + file));
+      copyResource("/" + file, base.resolve(app + "/WEB-INF/classes/" + file));
     }
-    writeJar(base.resolve("lib/drill-realm.jar"), REALM_CLASSES);
   }
 
   /** A jar of the drill's own classes, as an operator drops a realm's jar into {@code lib/}. */
@@ -157,12 +197,19 @@ final class TomcatProcess implements AutoCloseable {
         throw new IllegalStateException("Tomcat " + route + " exited; see " + base.resolve("logs/console.log") + errorsLogged());
       }
       try {
-        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(url("/app/status.jsp")))
-            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() == 200) {
+        boolean all = true;
+        for (String application : applications) {
+          HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(url("/" + application + "/status.jsp")))
+              .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+          if (response.statusCode() != 200) {
+            all = false;
+            lastSeen = "HTTP " + response.statusCode() + " from /" + application;
+            break;
+          }
+        }
+        if (all) {
           return;
         }
-        lastSeen = "HTTP " + response.statusCode();
       } catch (IOException e) {
         lastSeen = e.toString(); // not listening yet
       }

@@ -23,6 +23,16 @@ interface Workload {
   /** The page every request of this workload goes to. */
   String page();
 
+  /** The page the requests of {@code user} go to (one application's, when the users are spread over several). */
+  default String page(int user) {
+    return page();
+  }
+
+  /** Every page the users write to: an id acknowledged as invalidated must come back on none of them. */
+  default List<String> pages() {
+    return List.of(page());
+  }
+
   /** Whether each tab numbers its writes into the session's {@code seq}, so the checker can prove versions never go back. */
   default boolean numbersWrites() {
     return true;

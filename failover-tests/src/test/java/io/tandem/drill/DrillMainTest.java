@@ -28,7 +28,7 @@ class DrillMainTest {
       "--max-writes 6000   | --max-writes 6000: must be between --writes (30) and 5000",
       "--keep-runs 0       | --keep-runs 0: must be at least 1 (this run's folder)",
       "--nodes 4           | --nodes 4: must be 2 or 3",
-      "--drill kill-owner,hang-owner --nodes 2 | --nodes 2: hang-owner does not run on 2 nodes; only kill-owner and kill-buddy also run on 2",
+      "--drill kill-owner,hang-owner --nodes 2 | --nodes 2: hang-owner does not run on 2 nodes; only kill-owner, kill-buddy and two-apps also run on 2",
       "--nosuch            | Unknown option: '--nosuch' (the options: tandem drill --help)",
       "--users many        | Invalid value for option '--users': 'many' is not an int",
       "--users             | Missing required parameter for option '--users'",

@@ -39,6 +39,19 @@ class QuickDrillsIT {
   }
 
   /**
+   * Two applications per node on one Tandem runtime (the Manager in conf/context.xml), half the users in each, and the
+   * owner of a third of each application's sessions SIGKILLed: every 200 of either application survives, in its own.
+   */
+  @Test
+  void twoApps_sync_bothApplicationsLoseNothingWhenTheOwnerIsKilled() throws Exception {
+    DrillReport report = DrillRun.run(Drill.TWO_APPS, DrillRun.settings("MODIFIED_SESSION", "SYNC", "sticky", 6, 20));
+
+    assertThat(report.verdict().acknowledged()).isGreaterThan(60);
+    assertThat(report.verdict().examples()).as(report.toHuman()).isEmpty();
+    assertThat(report.verdict().clean()).as(report.toHuman()).isTrue();
+  }
+
+  /**
    * Values Tandem must replicate or refuse, never answer 200 and lose: most of the poison drill's writes may rightly
    * be refused (400) or unknown (500), so it acknowledges fewer than the other drills.
    */

@@ -104,6 +104,8 @@ public final class TandemMetrics implements MeterBinder, AutoCloseable {
       count("AcksReceived", "Acknowledgements received, each standing for one or more of RequestsSent"),
       count("RefusedPeers",
           "Peers that spoke the handshake and were refused: wrong secret, another cluster or protocol version"),
+      count("RefusedNotDeployed", "Requests for an application this node does not run, refused (the node's figure)"),
+      count("RefusedWithoutApplication", "Requests that named no application, refused (the node's figure)"),
       gauge("UnauthenticatedConnections", BaseUnits.CONNECTIONS, "Accepted connections now in their handshake"),
       count("UnsetMutationsDetected", "Attributes changed without setAttribute found by verifyMutations"),
       count("AttributesNotReplicable", "Attribute values (and principals) that could not be serialized"),

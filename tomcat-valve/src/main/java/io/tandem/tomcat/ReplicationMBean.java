@@ -17,15 +17,18 @@ import org.HdrHistogram.Recorder;
 final class ReplicationMBean implements ReplicationMXBean {
   private final ReplicationEngine engine;
   private final GrizzlyTransport transport;
+  /** The node's runtime, shared with the node's other applications: its refusals are the node's. */
+  private final io.tandem.core.node.NodeRuntime runtime;
   private final ResponseCounters responses;
   private final RestoreCounters restores;
   private final Recorder recorder = new Recorder(TimeUnit.SECONDS.toNanos(60), 3);
   private final Histogram total = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
 
-  ReplicationMBean(ReplicationEngine engine, GrizzlyTransport transport, ResponseCounters responses,
-      RestoreCounters restores) {
+  ReplicationMBean(ReplicationEngine engine, GrizzlyTransport transport, io.tandem.core.node.NodeRuntime runtime,
+      ResponseCounters responses, RestoreCounters restores) {
     this.engine = engine;
     this.transport = transport;
+    this.runtime = runtime;
     this.responses = responses;
     this.restores = restores;
   }
@@ -206,6 +209,16 @@ final class ReplicationMBean implements ReplicationMXBean {
   @Override
   public long getRefusedPeers() {
     return transport.stats().authenticationFailures();
+  }
+
+  @Override
+  public long getRefusedNotDeployed() {
+    return runtime.refusedNotDeployed();
+  }
+
+  @Override
+  public long getRefusedWithoutApplication() {
+    return runtime.refusedWithoutContext();
   }
 
   @Override

@@ -92,6 +92,15 @@ public interface ReplicationMXBean {
   /** Peers that spoke the handshake and were refused: wrong secret, another cluster or no protocol version in common. */
   long getRefusedPeers();
 
+  /**
+   * Requests for an application this node does not run, refused (CONTEXT_NOT_DEPLOYED): during a deploy, or an
+   * application missing here. The node's figure, the same in each application's bean.
+   */
+  long getRefusedNotDeployed();
+
+  /** Requests that named no application, refused: a peer that speaks another protocol. The node's figure. */
+  long getRefusedWithoutApplication();
+
   /** Every refusal by cause since start, {@code CAUSE=n,...} (causes that never occurred are left out). */
   String getRefusalsByCause();
 

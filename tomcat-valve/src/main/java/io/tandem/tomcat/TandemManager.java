@@ -19,12 +19,7 @@ import io.tandem.core.replicator.SessionTooLarge;
 import io.tandem.core.session.Blob;
 import io.tandem.core.session.EncodedValue;
 import io.tandem.core.session.SessionSnapshot;
-import io.tandem.core.spi.NodeId;
 import io.tandem.transport.grizzly.GrizzlyTransport;
-import io.tandem.transport.grizzly.GrizzlyTransportConfig;
-import io.tandem.transport.hazelcast.HazelcastMembership;
-import io.tandem.transport.hazelcast.HazelcastMembershipConfig;
-import io.tandem.transport.membership.AuthenticatedMembership;
 import java.io.IOException;
 import java.security.Principal;
 import java.time.Clock;
@@ -67,9 +62,13 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   /** A deploy that broke a class makes its value unreadable in every session: one line per class per 10 s. */
   private final io.tandem.core.logging.RateLimitedLog unreadable =
       new io.tandem.core.logging.RateLimitedLog(System.getLogger(TandemManager.class.getName()));
+  /**
+   * This context's use of the node's runtime for its cluster (one transport and one Hazelcast member per cluster per
+   * JVM, shared by every context that names it); released at stop, and the last context out closes the runtime.
+   */
+  private volatile NodeRuntimes<SharedCluster>.Lease lease;
+  /** The shared transport, for its figures. */
   private volatile GrizzlyTransport transport;
-  /** The engine reaches it through {@link AuthenticatedMembership}; kept here for {@link #haltWithoutHandoff} only. */
-  private volatile HazelcastMembership membership;
   /** Set by {@link #haltWithoutHandoff}: the stop that follows hands nothing over, as a killed node could not. */
   private volatile boolean halted;
   private volatile ClusterSettings cluster;
@@ -171,17 +170,30 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     this.codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits(),
         config.kryoFieldEncoding());
     this.loginCodec = new LoginCodec(config.allowedClasses(), config.codecLimits());
-    NodeId node = new NodeId(settings.nodeId());
     this.halted = false;
-    this.transport = new GrizzlyTransport(settings.transportConfig(node, config.ackTimeout(), config.maxFrameSize(), tls));
-    this.membership = new HazelcastMembership(new HazelcastMembershipConfig(settings.clusterName(), node,
-        settings.bindAddress() + ":" + settings.transportPort(), settings.bindAddress(), settings.membershipPort(),
-        settings.discovery(), Duration.ofSeconds(1), Duration.ofSeconds(3)));
-    // Hazelcast's open-source membership authenticates nobody: only members that proved the shared secret to the
-    // transport reach the buddy ring, and a node whose secret the running members refuse does not start.
-    this.engine = new ReplicationEngine(config, transport, new AuthenticatedMembership(membership, transport), codec,
-        Clock.systemUTC(), this);
-    // Threads the engine starts (selectors, membership, maintenance) must not pin the web application's loader.
+    String context = getContext().getName();
+    Map<String, String> tlsAttributes = new HashMap<>();
+    attributes.forEach((k, v) -> {
+      if (TlsSettings.ATTRIBUTES.contains(k)) {
+        tlsAttributes.put(k, v);
+      }
+    });
+    RuntimeSettings runtimeSettings = new RuntimeSettings(settings, config.maxFrameSize(), tlsAttributes, tls, config.ackTimeout());
+    try {
+      this.lease = NodeRuntimes.JVM.acquire(context, runtimeSettings);
+    } catch (ClusterSettingsMismatchException e) {
+      log.error(e.getMessage());
+      throw new LifecycleException(e.getMessage(), e);
+    } catch (Exception e) {
+      throw new LifecycleException("Tandem could not join cluster [" + settings.clusterName() + "] as [" + settings.nodeId() + "]: " + e, e);
+    }
+    SharedCluster shared = lease.runtime();
+    this.transport = shared.transport();
+    // Each context runs its own engine, on its own view of the node's transport and membership: its requests name it,
+    // and its view holds the members that run it.
+    this.engine = new ReplicationEngine(config, shared.runtime().transportFor(context, config.ackTimeout()),
+        shared.runtime().membershipFor(context), codec, Clock.systemUTC(), this);
+    // Threads the engine starts (maintenance, pause watch) must not pin the web application's loader.
     Thread thread = Thread.currentThread();
     ClassLoader previous = thread.getContextClassLoader();
     thread.setContextClassLoader(TandemManager.class.getClassLoader());
@@ -189,13 +201,18 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       engine.start();
     } catch (Exception e) {
       engine.close();
-      throw new LifecycleException("Tandem could not join cluster [" + settings.clusterName() + "] as [" + node.value() + "]: " + e, e);
+      lease.close(); // the runtime stays up for the other contexts, or closes if this one started it
+      lease = null;
+      throw new LifecycleException("Tandem could not start context [" + context + "] in cluster [" + settings.clusterName()
+          + "] as [" + settings.nodeId() + "]: " + e, e);
     } finally {
       thread.setContextClassLoader(previous);
     }
     skipPattern = replicationFilter == null || replicationFilter.isBlank() ? null : java.util.regex.Pattern.compile(replicationFilter);
     registerFigures(settings);
-    log.info("Tandem manager of context [" + getContext().getName() + "] started: " + settings + " " + config.describe());
+    log.info("Tandem manager of context [" + getContext().getName() + "] started, "
+        + (lease.first(getContext().getName()) ? "starting" : "sharing") + " the node's runtime of cluster ["
+        + settings.clusterName() + "]: " + settings + " " + config.describe());
     CoyoteAccess.unavailable().ifPresent(why -> log.error("Tandem cannot see responses commit in this Tomcat (" + why
         + "): a change that fails to replicate after its response was committed (a page larger than the response"
         + " buffer, a flush, an asynchronous request) is only logged and counted (ResponsesAlreadyCommitted),"
@@ -204,7 +221,7 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   }
 
   private void registerFigures(ClusterSettings settings) {
-    figures = new ReplicationMBean(engine, transport, responses, restores);
+    figures = new ReplicationMBean(engine, transport, lease.runtime().runtime(), responses, restores);
     try {
       String path = getContext().getName().isEmpty() ? "/" : getContext().getName();
       figuresName = new javax.management.ObjectName("io.tandem:type=Replication,node="
@@ -227,19 +244,25 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
       }
     }
     ReplicationEngine running = engine;
+    NodeRuntimes<SharedCluster>.Lease used = lease;
     if (running != null) {
-      if (!halted) {
-        // A rolling restart loses nothing: the buddy owns every session before this node leaves.
+      if (!halted && (used == null || !used.runtime().halted())) {
+        // A rolling restart, an undeploy and a reload lose nothing: the buddy owns every session of this context before
+        // the context leaves its view (its sessions come back by migration when a reloaded context asks for them).
         running.handOff(Duration.ofSeconds(30));
       }
       running.close();
+    }
+    if (used != null) {
+      lease = null;
+      used.close(); // the last context of the cluster out closes the node's runtime
     }
     super.stopInternal();
   }
 
   /**
-   * What {@code kill -9} of this node looks like to the rest of the cluster, for the failover tests: the Hazelcast
-   * member terminates without a leave message (the others drop it by failure detection, as after a crash), the
+   * What {@code kill -9} of this node looks like to the rest of the cluster, for the failover tests (the node's runtime
+   * is shared, so every context of the node stops replicating at once): the Hazelcast member terminates without a leave message (the others drop it by failure detection, as after a crash), the
    * engine stops without the graceful handoff, and its transport drops the frames it has queued and closes its
    * sockets with no goodbye. A session then survives only through what was replicated before, which is what a
    * failover test must prove; after a graceful stop it would survive anyway, re-sent whole by the handoff. Tomcat's
@@ -248,9 +271,9 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
    */
   void haltWithoutHandoff() {
     halted = true;
-    HazelcastMembership member = membership;
-    if (member != null) {
-      member.crash();
+    NodeRuntimes<SharedCluster>.Lease used = lease;
+    if (used != null) {
+      used.runtime().halt(); // the whole node, every context of it, as a killed process
     }
     ReplicationEngine running = engine;
     if (running != null) {
@@ -669,6 +692,12 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   ReplicationEngine engine() {
     return engine;
+  }
+
+  /** The node's runtime this context shares with the others of its cluster (null while stopped), for tests. */
+  io.tandem.core.node.NodeRuntime nodeRuntime() {
+    NodeRuntimes<SharedCluster>.Lease used = lease;
+    return used == null ? null : used.runtime().runtime();
   }
 
   /** The transport's figures, for tests and diagnostics. */

@@ -69,6 +69,14 @@ public interface Scheduler {
     }
   }
 
+  /**
+   * Production: one single-thread scheduled executor on a daemon thread named {@code threadName}, for a part of the
+   * node that owns its state on one thread (the node runtime's directory of contexts) rather than an engine's lane.
+   */
+  static Scheduler singleThread(String threadName) {
+    return new ExecutorScheduler(threadName);
+  }
+
   /** A scheduled task, to stop it from running (again). */
   @FunctionalInterface
   interface Cancellable {

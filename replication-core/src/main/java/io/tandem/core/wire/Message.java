@@ -171,6 +171,9 @@ public sealed interface Message {
      * carry more than that (locate, migrate, bulk transfer, handshake). A range acknowledges a request with this.
      */
     public static Ack impliedBy(Message request) {
+      if (request instanceof InContext scoped) {
+        return impliedBy(scoped.message()); // a context's request is acknowledged as the request it carries
+      }
       if (request instanceof SessionDelta d) {
         return new Ack(d.epoch(), d.version());
       } else if (request instanceof FullSession f) {
@@ -221,7 +224,12 @@ public sealed interface Message {
        * session it does not hold, or this update that would grow a copy it does hold (which it keeps as it was). The
        * sender's session has no current copy there: it is re-sent in full later. Since protocol version 4.
        */
-      BACKUP_STORE_FULL
+      BACKUP_STORE_FULL,
+      /**
+       * The receiver runs no application of the request's context ({@link InContext}): it holds nothing of it and
+       * cannot be its buddy. Said by the receiving node's dispatcher, never by an engine; since protocol version 5.
+       */
+      CONTEXT_NOT_DEPLOYED
     }
   }
 
@@ -329,6 +337,49 @@ public sealed interface Message {
         Objects.requireNonNull(sessionId, "sessionId");
         Objects.requireNonNull(nack, "nack");
       }
+    }
+  }
+
+  /**
+   * A request of one application: {@code message}, for the context named {@code context} on the receiving node (each
+   * context runs its own engine over the node's one transport). Answered with what that context's engine answers,
+   * unwrapped (the correlation id pairs them), or with {@link Nack.Reason#CONTEXT_NOT_DEPLOYED} when the receiver
+   * runs no such context. Since protocol version 5.
+   */
+  record InContext(String context, Message message) implements Message {
+    /** Longest context name in UTF-8 bytes: well inside the 1 KiB a frame keeps beyond {@code maxSessionSize}. */
+    public static final int MAX_CONTEXT_BYTES = 256;
+
+    public InContext {
+      Objects.requireNonNull(context, "context");
+      Objects.requireNonNull(message, "message");
+      if (Utf8.encodedLength(context) > MAX_CONTEXT_BYTES) {
+        throw new IllegalArgumentException("context name is longer than " + MAX_CONTEXT_BYTES + " bytes");
+      }
+      if (message instanceof InContext || message instanceof Contexts || message instanceof Handshake) {
+        throw new IllegalArgumentException("a " + message.type() + " is not a message of one context");
+      }
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.IN_CONTEXT;
+    }
+  }
+
+  /**
+   * The contexts (applications) the sender runs now, as a request; answered with the receiver's own. {@code
+   * incarnation} names one run of the sender's node runtime and {@code revision} counts its changes within it, so a
+   * receiver keeps the newest list it heard. Since protocol version 5.
+   */
+  record Contexts(long incarnation, long revision, List<String> contexts) implements Message {
+    public Contexts {
+      contexts = List.copyOf(contexts);
+    }
+
+    @Override
+    public MessageType type() {
+      return MessageType.CONTEXTS;
     }
   }
 }

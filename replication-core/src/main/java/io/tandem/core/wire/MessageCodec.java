@@ -34,7 +34,11 @@ public final class MessageCodec {
    * with {@link MessageType#BULK_REFUSALS}, neither of which a version-2 node could read. 4: a buddy may refuse with
    * {@link Message.Nack.Reason#BACKUP_STORE_FULL}, a reason a version-3 node could not read. 5: the hello carries the
    * range of versions its sender speaks ({@link ProtocolVersions}), framed as {@link #HELLO_FRAMING} whatever version
-   * is then spoken; the two ends speak the highest version they share.
+   * is then spoken, and the two ends speak the highest version they share; every request of an engine travels in a
+   * {@link Message.InContext} naming its application, nodes tell each other the applications they run with {@link
+   * Message.Contexts}, and a node refuses a request of an application it does not run with {@link
+   * Message.Nack.Reason#CONTEXT_NOT_DEPLOYED}: one transport and one membership member serve every application of a
+   * node.
    *
    * <p>The highest version this code implements, and the one {@link #encode(Envelope)} writes.
    */
@@ -251,6 +255,15 @@ public final class MessageCodec {
         w.i64(refusal.nack().version());
         w.string(refusal.nack().detail());
       }
+    } else if (message instanceof Message.InContext m) {
+      w.string(m.context());
+      w.u8(m.message().type().code());
+      writePayload(w, m.message());
+    } else if (message instanceof Message.Contexts m) {
+      w.i64(m.incarnation());
+      w.i64(m.revision());
+      w.i32(m.contexts().size());
+      m.contexts().forEach(w::string);
     } else {
       throw new IllegalArgumentException("no encoding for " + message.type());
     }
@@ -314,6 +327,26 @@ public final class MessageCodec {
               r.enumValue(Message.Nack.Reason.class, "reason"), r.i64("epoch"), r.i64("version"), r.string("detail"))));
         }
         yield new Message.BulkRefusals(refusals);
+      }
+      case IN_CONTEXT -> {
+        String context = r.string("context");
+        int code = r.u8("inner type");
+        MessageType inner = MessageType.fromCode(code);
+        if (inner == null || inner == MessageType.IN_CONTEXT || inner == MessageType.CONTEXTS || inner == MessageType.HANDSHAKE) {
+          throw new MalformedMessageException("IN_CONTEXT carries a message of type " + (inner == null ? code : inner)
+              + ", which is not a message of one context");
+        }
+        yield new Message.InContext(context, readPayload(inner, r));
+      }
+      case CONTEXTS -> {
+        long incarnation = r.i64("incarnation");
+        long revision = r.i64("revision");
+        int n = r.count("contexts", 4);
+        List<String> contexts = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          contexts.add(r.string("context"));
+        }
+        yield new Message.Contexts(incarnation, revision, contexts);
       }
     };
   }

@@ -15,7 +15,9 @@ public enum MessageType {
   MIGRATE(11),
   BULK_TRANSFER(12),
   ACK_RANGE(13),
-  BULK_REFUSALS(14);
+  BULK_REFUSALS(14),
+  IN_CONTEXT(15),
+  CONTEXTS(16);
 
   private static final MessageType[] BY_CODE = new MessageType[256];
 

@@ -61,6 +61,27 @@ class MessageCodecTest {
   }
 
   @Test
+  void decodePayload_inContextCarryingAContextsMessage_isMalformedNamingTheType() {
+    byte[] inner = MessageCodec.encodeToBytes(new Envelope(1, false, new Message.InContext("/a", new Message.Locate("s"))));
+    ByteBuffer payload = ByteBuffer.wrap(inner, 15, inner.length - 15).slice();
+    // "/a" is 4 + 2 bytes, then the inner type byte: make it CONTEXTS.
+    payload.put(6, (byte) MessageType.CONTEXTS.code());
+
+    assertThatThrownBy(() -> MessageCodec.decodePayload(MessageType.IN_CONTEXT, payload))
+        .isInstanceOf(MalformedMessageException.class)
+        .hasMessageContaining("CONTEXTS");
+  }
+
+  @Test
+  void inContext_contextNameOverTheLimit_isRefusedAtConstruction() {
+    String tooLong = "/" + "x".repeat(Message.InContext.MAX_CONTEXT_BYTES);
+
+    assertThatThrownBy(() -> new Message.InContext(tooLong, new Message.Locate("s")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(Integer.toString(Message.InContext.MAX_CONTEXT_BYTES));
+  }
+
+  @Test
   void decodePayload_trailingBytes_isMalformed() {
     byte[] frame = MessageCodec.encodeToBytes(new Envelope(1, false, new Message.Ack(1, 2)));
     ByteBuffer payload = ByteBuffer.allocate(frame.length - 15 + 1).put(frame, 15, frame.length - 15).put((byte) 0).flip();

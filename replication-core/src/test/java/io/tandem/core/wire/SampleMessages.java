@@ -49,6 +49,12 @@ final class SampleMessages {
         new Message.BulkRefusals(List.of(
             new Message.BulkRefusals.Refusal("b1", new Message.Nack(Message.Nack.Reason.STALE_EPOCH, 4, 9, "backup of session b1 is at epoch 4")),
             new Message.BulkRefusals.Refusal("b2", new Message.Nack(Message.Nack.Reason.INVALIDATED, 3, 0, "session b2 was invalidated")),
-            new Message.BulkRefusals.Refusal("b3", new Message.Nack(Message.Nack.Reason.BACKUP_STORE_FULL, 0, 0, "full")))));
+            new Message.BulkRefusals.Refusal("b3", new Message.Nack(Message.Nack.Reason.BACKUP_STORE_FULL, 0, 0, "full")))),
+        new Message.Nack(Message.Nack.Reason.CONTEXT_NOT_DEPLOYED, 0, 0, "node-2 runs no context [/shop]"),
+        new Message.InContext("/shop", new Message.FullSession(snapshot("s-in-context"))),
+        new Message.InContext("", new Message.Locate("s1")),
+        new Message.InContext("/ünï", new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, List.of(snapshot("h1")))),
+        new Message.Contexts(42, 3, List.of("/shop", "", "/ünï")),
+        new Message.Contexts(7, 0, List.of()));
   }
 }

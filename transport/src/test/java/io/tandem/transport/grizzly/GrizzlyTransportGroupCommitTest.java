@@ -128,6 +128,35 @@ class GrizzlyTransportGroupCommitTest {
     assertThat(owner.stats().rangeAcks()).isEqualTo(1);
   }
 
+  /**
+   * Regression: requests of one application travel in an {@code InContext} (one transport per node for all of them);
+   * the range acknowledgement must see through it, or every acknowledgement travels alone.
+   */
+  @Test
+  void requestsOfAContext_areAcknowledgedInRangesToo() throws Exception {
+    GrizzlyTransport owner = owner(Duration.ofSeconds(30), System::nanoTime);
+    RequestHandler buddyHandler = (from, request) -> {
+      Message.SessionDelta d = (Message.SessionDelta) ((Message.InContext) request).message();
+      return CompletableFuture.completedFuture(new Message.Ack(d.epoch(), d.version()));
+    };
+    GrizzlyTransport buddy = new GrizzlyTransport(GrizzlyTransportConfig.loopback(CLUSTER, BUDDY, SECRET, Duration.ofSeconds(30)));
+    toClose.add(buddy);
+    buddy.start(buddyHandler);
+    MembershipView view = new MembershipView(1, List.of(new Member(OWNER, owner.localAddress()), new Member(BUDDY, buddy.localAddress())));
+    owner.updatePeers(view);
+    buddy.updatePeers(view);
+
+    List<CompletableFuture<Message>> replies = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      replies.add(owner.requestBatched(BUDDY, new Message.InContext("/shop", delta(i + 1))));
+    }
+
+    for (int i = 0; i < 300; i++) {
+      assertThat(replies.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(new Message.Ack(1, i + 1));
+    }
+    assertThat(owner.stats().rangeAcks()).as("acknowledgements of a context's requests travelled in ranges").isPositive();
+  }
+
   @Test
   void aRefusalInTheMiddleOfABatch_reachesOnlyItsRequest() throws Exception {
     GrizzlyTransport owner = owner(Duration.ofSeconds(30), System::nanoTime);
