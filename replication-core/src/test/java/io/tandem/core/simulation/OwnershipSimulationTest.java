@@ -9,13 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The deterministic simulation's fixed seed set, run by every build: {@value #DEFAULT_SEEDS} schedules (or {@code
@@ -26,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * #OPEN}) are counted and printed here; every other kind fails the build, naming the seed and the command that
  * replays it. Closing a gap removes its kind from {@link #OPEN}, so that the build holds the engine to it from then on.
  */
+@ExtendWith(QuietEngineLogs.class)
 class OwnershipSimulationTest {
   static final int DEFAULT_SEEDS = 2_000;
 
@@ -39,21 +37,6 @@ class OwnershipSimulationTest {
       Checker.Kind.OWNERS_AFTER_SETTLE, // 11.3.1, seen at the end
       Checker.Kind.NO_COPY_AFTER_SETTLE, // 11.3.1, seen at the end
       Checker.Kind.UNAVAILABLE_AFTER_SETTLE); // 11.3.3: a backup nobody adopts, after 11.3.1
-
-  /** Kept so that the engine's loggers stay quiet while thousands of schedules run (their logs are the trace's). */
-  private static final Logger ENGINE_LOGS = Logger.getLogger("io.tandem");
-  private static Level before;
-
-  @BeforeAll
-  static void quiet() {
-    before = ENGINE_LOGS.getLevel();
-    ENGINE_LOGS.setLevel(Level.OFF);
-  }
-
-  @AfterAll
-  static void loud() {
-    ENGINE_LOGS.setLevel(before);
-  }
 
   @Test
   void seedSet_breaksNoRuleTheEngineKeeps() {

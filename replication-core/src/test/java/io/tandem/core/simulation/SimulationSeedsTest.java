@@ -3,11 +3,8 @@ package io.tandem.core.simulation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Seeds on which the simulation found a violation, each kept as the regression test of its fix (each fails with its
@@ -15,21 +12,8 @@ import org.junit.jupiter.api.Test;
  * engine may move the schedule off the path that broke, so each fix also keeps its unit of the seed set
  * ({@link OwnershipSimulationTest}) and, where the path is short, a test of its own.
  */
+@ExtendWith(QuietEngineLogs.class)
 class SimulationSeedsTest {
-  private static final Logger ENGINE_LOGS = Logger.getLogger("io.tandem");
-  private static Level before;
-
-  @BeforeAll
-  static void quiet() {
-    before = ENGINE_LOGS.getLevel();
-    ENGINE_LOGS.setLevel(Level.OFF);
-  }
-
-  @AfterAll
-  static void loud() {
-    ENGINE_LOGS.setLevel(before);
-  }
-
   /**
    * The release ledger's loop met again the entry that a release failing at once (its peer refused the redial) put
    * back, and the maintenance thread spun there for good.
