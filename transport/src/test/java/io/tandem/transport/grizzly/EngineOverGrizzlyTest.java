@@ -99,11 +99,20 @@ class EngineOverGrizzlyTest {
     // A member whose codec allows everything ships an attribute of a class the buddy does not allow.
     AttributeCodec permissive = AttributeCodecs.create(config.codec(), ClassFilter.of(List.of("*")), config.codecLimits());
     SessionSnapshot smuggling = new SessionSnapshot("s2", 1, 1, SessionMetadata.created(1, 1800), Map.of("x", permissive.encode(new Smuggled())));
-    try (RawPeer peer = new RawPeer(transportAddress(buddy), new NodeId("c-rogue"))) {
-      peer.authenticate("engine", SECRET);
-      peer.send(new Envelope(1, false, new Message.FullSession(smuggling)));
+    try (RawPeer rogue = new RawPeer(transportAddress(buddy), new NodeId("c-rogue"))) {
+      // One that holds the secret but is in no view: its copy would be an orphan at once, and is not stored.
+      rogue.authenticate("engine", SECRET);
+      rogue.send(new Envelope(1, false, new Message.FullSession(smuggling)));
+      assertThat(rogue.read().message()).isInstanceOfSatisfying(Message.Nack.class, nack -> assertThat(nack.detail())
+          .contains("c-rogue is not a member of b-buddy's view"));
+    }
+    assertThat(buddy.backupOf("s2")).isEmpty();
+    try (RawPeer member = new RawPeer(transportAddress(buddy), new NodeId("a-owner"))) {
+      // The member itself, with a codec that allows everything.
+      member.authenticate("engine", SECRET);
+      member.send(new Envelope(1, false, new Message.FullSession(smuggling)));
       // Stored exactly as sent: acknowledged as part of a range (of one), not with a reply of its own.
-      assertThat(peer.read()).isEqualTo(new Envelope(1, true, new Message.AckRange(1)));
+      assertThat(member.read()).isEqualTo(new Envelope(1, true, new Message.AckRange(1)));
     }
 
     SessionSnapshot stored = buddy.backupOf("s2").orElseThrow();
