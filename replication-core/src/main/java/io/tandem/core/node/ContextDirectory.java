@@ -151,6 +151,16 @@ final class ContextDirectory implements AutoCloseable {
     return attached;
   }
 
+  /**
+   * The members whose list of contexts this node holds, read on the directory's thread: a test waits on it for the
+   * answers it gave to be handled, since they reach that thread after the exchange that sent them registered for them.
+   */
+  CompletableFuture<java.util.Set<NodeId>> heardFrom() {
+    CompletableFuture<java.util.Set<NodeId>> known = new CompletableFuture<>();
+    thread.execute(() -> known.complete(java.util.Set.copyOf(heard.keySet())));
+    return known;
+  }
+
   /** Ends the wait of {@code context}'s attach: members that did not answer yet enter its view when they do. */
   void endFirstRound(String context) {
     thread.execute(() -> {
