@@ -151,6 +151,7 @@ final class TomcatProcess implements AutoCloseable {
 
   /** The drill application as a WAR, with the files {@link #install} puts in its directory and {@code releaseClasses}. */
   private void writeWar(Path war, Path releaseClasses) throws IOException {
+    Files.createDirectories(war.getParent());
     try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(war))) {
       out.putNextEntry(new JarEntry("META-INF/context.xml"));
       out.write(contextXml(managerAttributes, realmClass).getBytes(StandardCharsets.UTF_8));
