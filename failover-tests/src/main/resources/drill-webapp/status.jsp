@@ -2,7 +2,7 @@
 <%--
   Tandem's JMX figures of this node, read from the platform MBean server as an operator's monitoring would: the drill
   polls them to time how long the cluster takes to hold two copies of every session again, and (rogue-member) to see
-  whom the node admitted and whom it refused, and (rolling-upgrade) which protocol version each connection speaks. Figures that may hold spaces are URL-encoded, one token each.
+  whom the node admitted and whom it refused, and (rolling-upgrade) which protocol version each connection speaks, and (app-redeploy) how many values it could not read. Figures that may hold spaces are URL-encoded, one token each.
 --%>
 <%
   MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -15,6 +15,7 @@
         + " refusedPeers=" + server.getAttribute(name, "RefusedPeers")
         + " refusalsByCause=" + URLEncoder.encode(String.valueOf(server.getAttribute(name, "RefusalsByCause")), StandardCharsets.UTF_8)
         + " refusedMembers=" + URLEncoder.encode(String.valueOf(server.getAttribute(name, "RefusedMembers")), StandardCharsets.UTF_8)
+        + " attributesUnreadable=" + server.getAttribute(name, "AttributesUnreadable")
         + " protocolVersions=" + URLEncoder.encode(String.valueOf(server.getAttribute(name, "ProtocolVersions")), StandardCharsets.UTF_8));
   }
 %>

@@ -40,7 +40,10 @@ enum Drill {
       + "their view nor hold a copy, they must show they refused it, and its context must fail naming the secret; then SIGKILL "
       + "the first node"),
   TWO_APPS("every node runs the drill application twice (/app and /app2) with the Manager in conf/context.xml, one Tandem "
-      + "runtime per node; half the users write to each; SIGKILL the first node, which owns a third of each application's sessions");
+      + "runtime per node; half the users write to each; SIGKILL the first node, which owns a third of each application's sessions"),
+  APP_REDEPLOY("users logged in through a FORM page store a value of the application's own class; under load, every node in "
+      + "turn gets the next release's WAR, whose class lost a field and gained one, two copies between nodes: nothing lost, "
+      + "nobody logged out, the class's kept fields read back as written and the new one at its default");
 
   private final String description;
 
@@ -85,11 +88,11 @@ enum Drill {
    * The modes {@code --full} runs the drill in. The drills of "a 200 means two copies" test what SYNC promises (a 200
    * on two nodes), so they run in SYNC only; logout-sticks also in ASYNC, because invalidation wins in both modes.
    * Admitting a member does not depend on the mode, so rogue-member runs in SYNC, where its kill must lose nothing; so
-   * does negotiating a protocol version (rolling-upgrade).
+   * does negotiating a protocol version (rolling-upgrade), and reading another release's values (app-redeploy).
    */
   List<String> fullModes() {
     return switch (this) {
-      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT, ROGUE_MEMBER, BIG_PAGES, FULL_BUDDY, ROLLING_UPGRADE -> List.of("SYNC");
+      case POISON_VALUES, WRITERS_STORM, HANG_PATIENT, ROGUE_MEMBER, BIG_PAGES, FULL_BUDDY, ROLLING_UPGRADE, APP_REDEPLOY -> List.of("SYNC");
       default -> List.of("SYNC", "ASYNC");
     };
   }

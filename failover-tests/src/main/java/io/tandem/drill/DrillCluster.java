@@ -67,9 +67,17 @@ final class DrillCluster implements AutoCloseable {
    * @param applications the context paths (without the slash) the drill application is deployed under on every node;
    *     with more than one, the {@code <Manager>} goes in {@code conf/context.xml} and one Tandem runtime per node
    *     serves them all (the two-apps drill)
+   * @param releaseClasses the application's own classes of the release each node starts with, deployed as {@code
+   *     webapps/app.war} (the app-redeploy drill, which drops the next release's WAR in); null for the drill application
+   *     as a directory
    */
-  record Application(String realmClass, String managerAttributes, Map<String, String> nodeAttributes, List<String> applications) {
+  record Application(String realmClass, String managerAttributes, Map<String, String> nodeAttributes, List<String> applications,
+      Path releaseClasses) {
     static final Application PLAIN = new Application(TomcatProcess.MEMORY_REALM, "");
+
+    Application(String realmClass, String managerAttributes, Map<String, String> nodeAttributes, List<String> applications) {
+      this(realmClass, managerAttributes, nodeAttributes, applications, null);
+    }
 
     Application(String realmClass, String managerAttributes) {
       this(realmClass, managerAttributes, Map.of());
@@ -105,7 +113,13 @@ final class DrillCluster implements AutoCloseable {
     try {
       for (int i = 0; i < size; i++) {
         String attributes = layout.managerAttributes("n" + (i + 1), hosts.get(i), membershipPorts.get(i), members, SHARED_SECRET);
-        if (application.applications().size() > 1) {
+        if (application.releaseClasses() != null) {
+          if (network != null) {
+            throw new IllegalArgumentException("an application deployed as a WAR runs on loopback only");
+          }
+          nodes.add(TomcatProcess.withRelease(settings.catalinaHome(), work, settings.dropin(), "n" + (i + 1), freePort(),
+              attributes, application.realmClass(), application.releaseClasses()));
+        } else if (application.applications().size() > 1) {
           if (network != null) {
             throw new IllegalArgumentException("several applications per node run on loopback only");
           }
@@ -179,6 +193,34 @@ final class DrillCluster implements AutoCloseable {
     node.awaitReady(START_TIMEOUT);
     running.add(node.route);
     progress.println("Restarted " + node.route + " (pid " + node.pid() + ")");
+  }
+
+  /**
+   * Drops the WAR of the release built with {@code releaseClasses} on {@code node} and waits until its application
+   * serves that release ({@code release.jsp}). While Tomcat swaps the application the node is none of those the
+   * cluster must hold two copies on; it counts again once the new release serves.
+   *
+   * @return the milliseconds from the drop until the new release served
+   */
+  long redeploy(TomcatProcess node, Path releaseClasses, int release, Duration timeout) throws Exception {
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    running.remove(node.route);
+    node.redeploy(releaseClasses);
+    progress.println("Dropped release " + release + "'s app.war on " + node.route + " (pid " + node.pid() + ")");
+    String expected = "release=" + release;
+    while (System.nanoTime() < deadline) {
+      Answer answer = http.send(node.url(""), "/app/release.jsp", null, null);
+      if (answer.delivery() == Answer.Delivery.ANSWERED && answer.status() == 200 && answer.body().trim().equals(expected)) {
+        running.add(node.route);
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        progress.println(node.route + " serves release " + release + ", " + millis + " ms after the drop");
+        return millis;
+      }
+      Thread.sleep(200); // Tomcat's autoDeploy notices the WAR on its next background check; bounded by the deadline
+    }
+    throw new IllegalStateException(node.route + " did not serve release " + release + " within " + timeout + " of its WAR's drop; see "
+        + node.base.resolve("logs"));
   }
 
   /** The node's Tandem figures, or empty when it does not answer (dead, hung, starting). */

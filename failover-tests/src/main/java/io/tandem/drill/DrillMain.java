@@ -29,7 +29,7 @@ public final class DrillMain implements Callable<Integer> {
 
   @Option(names = "--drill", split = ",", defaultValue = "kill-owner",
       description = "kill-owner, kill-buddy, two-failures, hang-owner, rolling-restart, form-login, parallel-requests, partition, "
-          + "poison-values, writers-storm, hang-patient, logout-sticks, rogue-member, big-pages, full-buddy, rolling-upgrade, two-apps, "
+          + "poison-values, writers-storm, hang-patient, logout-sticks, rogue-member, big-pages, full-buddy, rolling-upgrade, two-apps, app-redeploy, "
           + "'quick' (each once, the test command's set) or 'all' (default: ${DEFAULT-VALUE})")
   List<String> drills;
 
@@ -51,7 +51,7 @@ public final class DrillMain implements Callable<Integer> {
   List<Integer> nodes;
 
   @Option(names = "--full", description = "every drill x every scope x SYNC and ASYNC (poison-values, writers-storm, "
-      + "hang-patient and rogue-member in SYNC only), through HAProxy and Apache httpd too where they are installed")
+      + "hang-patient, rogue-member, big-pages, full-buddy, rolling-upgrade and app-redeploy in SYNC only), through HAProxy and Apache httpd too where they are installed")
   boolean full;
 
   @Option(names = "--users", defaultValue = "9", description = "concurrent users; writers-storm always runs 50, logout-sticks 40 (default: ${DEFAULT-VALUE})")

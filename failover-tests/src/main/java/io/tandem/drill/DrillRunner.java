@@ -55,6 +55,13 @@ final class DrillRunner {
   private static final Duration VERSIONS_SETTLE = Duration.ofSeconds(15);
   /** The two-apps drill's applications: the drill application under two context paths, the Manager in conf/context.xml. */
   static final List<String> TWO_APPLICATIONS = List.of("app", "app2");
+  /**
+   * The app-redeploy drill's nodes may read the application's own session class ({@code Profile}, whose two releases
+   * {@link ApplicationReleases} compiles); everything else they read is a String or a Long.
+   */
+  static final String REDEPLOY_MANAGER_ATTRIBUTES = "allowedClasses=\"io.tandem.drill.values.Profile\"";
+  /** From a WAR's drop until its node serves the new release: Tomcat checks every 10 s, then undeploys and deploys. */
+  private static final Duration REDEPLOY = Duration.ofSeconds(90);
   private static final Duration LOAD_AFTER_FAULTS = Duration.ofSeconds(3);
   private static final Duration SECOND_FAILURE_AFTER = Duration.ofSeconds(5);
   private static final Duration LOAD_FINISH = Duration.ofMinutes(3);
@@ -72,6 +79,10 @@ final class DrillRunner {
   private final List<String> violations = new ArrayList<>();
   /** The rolling-upgrade drill: the highest protocol version the build speaks, as its nodes report it at first. */
   private int builtVersion;
+  /** The app-redeploy drill's releases of the application's own classes, by release; empty in the other drills. */
+  private final Map<Integer, Path> releases = new TreeMap<>();
+  /** The app-redeploy drill: AttributesUnreadable of each node's release-1 application, read just before its redeploy. */
+  private final Map<String, Long> unreadableBeforeRedeploy = new TreeMap<>();
   /** The rogue-member drill's rogue and watch, from its start to the end of the load; null in the other drills. */
   private RogueMember rogue;
 
@@ -101,6 +112,11 @@ final class DrillRunner {
     long started = System.currentTimeMillis();
     Path work = settings.work().resolve(drill.cliName() + "-" + nodes + "n-" + settings.scope() + "-" + settings.mode() + "-" + settings.balancer() + "-" + System.nanoTime());
     progress.println("== Drill " + drill.cliName() + " (" + settings.scope() + ", " + settings.mode() + ", " + nodes + " nodes, " + settings.balancer() + "): " + drill.description());
+    if (drill == Drill.APP_REDEPLOY) {
+      for (int release : ApplicationReleases.RELEASES) {
+        releases.put(release, ApplicationReleases.compile(work, release));
+      }
+    }
     try (NetworkNamespaces network = drill.needsNamespaces() ? NetworkNamespaces.create(nodes, progress) : null;
          DrillCluster cluster = DrillCluster.start(settings, nodes, work, network, application(drill));
          LoadBalancer balancer = balancer(cluster, work)) {
@@ -127,8 +143,12 @@ final class DrillRunner {
         notes.addAll(rogueSeen.notes());
         violations.addAll(rogueSeen.violations());
       }
+      Map<Integer, AppResponse> reads = finalReads(workload);
+      if (drill == Drill.APP_REDEPLOY) {
+        checkRedeploy(cluster, (RedeployWriters) workload, history, reads, violations);
+      }
       Verdict verdict = new HistoryChecker(workload.numbersWrites(), workload.principals())
-          .check(history, finalReads(workload), resurrected, faults);
+          .check(history, reads, resurrected, faults);
       notes.addAll(workload.notes());
       return new DrillReport(drill.cliName(), settings.scope(), settings.mode(), balancer.describe(), nodes, users(drill),
           List.copyOf(faults), verdict, protectedAgain, System.currentTimeMillis() - started, List.copyOf(notes),
@@ -148,8 +168,10 @@ final class DrillRunner {
     };
   }
 
-  private static DrillCluster.Application application(Drill drill) {
+  private DrillCluster.Application application(Drill drill) {
     return switch (drill) {
+      case APP_REDEPLOY -> new DrillCluster.Application(TomcatProcess.MEMORY_REALM, REDEPLOY_MANAGER_ATTRIBUTES, Map.of(),
+          List.of("app"), releases.get(ApplicationReleases.RELEASES.get(0)));
       case POISON_VALUES -> new DrillCluster.Application(TomcatProcess.DRILL_REALM, POISON_MANAGER_ATTRIBUTES);
       case FULL_BUDDY -> new DrillCluster.Application(TomcatProcess.MEMORY_REALM, "", FULL_BUDDY_NODE_ATTRIBUTES);
       case TWO_APPS -> new DrillCluster.Application(TomcatProcess.MEMORY_REALM, "", Map.of(), TWO_APPLICATIONS);
@@ -188,6 +210,7 @@ final class DrillRunner {
           new SessionWriters.Shape(false, true, false, false, FULL_BUDDY_VALUE_BYTES));
       case TWO_APPS -> new SessionWriters(user -> balancer, settings.users(), settings.minWrites(), settings.maxWrites(),
           new SessionWriters.Shape(false, false, false), TWO_APPLICATIONS);
+      case APP_REDEPLOY -> new RedeployWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites());
       default -> new SessionWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites(), false, false);
     };
   }
@@ -249,6 +272,7 @@ final class DrillRunner {
       case PARTITION -> outageAndProbe(first, (SessionWriters) workload, "PARTITION", () -> network.isolate(1), () -> network.heal(1),
           HANG);
       case ROLLING_UPGRADE -> rollingUpgrade(cluster);
+      case APP_REDEPLOY -> rollingRedeploy(cluster, (RedeployWriters) workload);
       case ROLLING_RESTART -> {
         for (TomcatProcess node : cluster.nodes()) {
           noteFault(new Fault("SIGTERM", node.route, System.currentTimeMillis()));
@@ -283,6 +307,54 @@ final class DrillRunner {
       cluster.restart(node, raisedBuild);
       awaitReprotection(cluster);
       checkVersions(cluster, "after " + node.route + " came back raised");
+    }
+  }
+
+  /**
+   * A rolling deploy of the application's next release, as an operator makes one: the users have stored their profiles
+   * (release 1's class) and stop changing them; then each node in turn gets release 2's WAR dropped over its
+   * {@code webapps/app.war} while the load goes on, Tomcat undeploys release 1 (its sessions go to the buddy) and deploys
+   * release 2, and the drill waits for two copies of every session before the next node.
+   */
+  private void rollingRedeploy(DrillCluster cluster, RedeployWriters writers) throws Exception {
+    writers.profilesWritten();
+    int next = ApplicationReleases.RELEASES.get(1);
+    for (TomcatProcess node : cluster.nodes()) {
+      // The release-1 application's figures go with it: read them before its WAR is replaced.
+      unreadableBeforeRedeploy.put(node.route, cluster.status(node).map(NodeStatus::attributesUnreadable)
+          .orElseThrow(() -> new IllegalStateException(node.route + " does not report its figures before its redeploy")));
+      noteFault(new Fault("REDEPLOY", node.route, System.currentTimeMillis()));
+      long served = cluster.redeploy(node, releases.get(next), next, REDEPLOY);
+      notes.add(node.route + " served release " + next + " " + served + " ms after its WAR was dropped");
+      awaitReprotection(cluster);
+    }
+  }
+
+  /**
+   * The app-redeploy drill's checks beyond the history: the profiles ({@link ProfileChecker}), and no value dropped as
+   * unreadable ({@code AttributesUnreadable}, each release-1 application's read before its redeploy plus each release-2
+   * application's now; and the WARN lines in the nodes' logs).
+   */
+  private void checkRedeploy(DrillCluster cluster, RedeployWriters writers, List<Operation> history, Map<Integer, AppResponse> reads,
+      List<String> violations) throws java.io.IOException {
+    int last = ApplicationReleases.RELEASES.get(ApplicationReleases.RELEASES.size() - 1);
+    ProfileChecker.Result profiles = ProfileChecker.check(history, writers.echoes(), reads, last);
+    notes.add("profiles checked in " + profiles.answersChecked() + " acknowledged answers and " + profiles.finalChecked()
+        + " final reads (release " + last + "); the final ones were last written by release " + profiles.finalWrittenByRelease());
+    violations.addAll(profiles.violations());
+    Map<String, Long> unreadableAfter = new TreeMap<>();
+    long logged = 0;
+    for (TomcatProcess node : cluster.nodes()) {
+      unreadableAfter.put(node.route, cluster.status(node).map(NodeStatus::attributesUnreadable).orElse(-1L));
+      logged += node.log().lines().filter(line -> line.contains("cannot be restored on this node")).count();
+    }
+    long unreadable = unreadableBeforeRedeploy.values().stream().mapToLong(Long::longValue).sum()
+        + unreadableAfter.values().stream().mapToLong(n -> Math.max(n, 0)).sum();
+    notes.add("AttributesUnreadable " + unreadable + " (release 1 before each redeploy " + unreadableBeforeRedeploy + ", release "
+        + last + " at the end " + unreadableAfter + "); log lines of a value that cannot be restored: " + logged);
+    if (unreadable > 0 || logged > 0 || unreadableAfter.containsValue(-1L)) {
+      violations.add("values dropped as unreadable: AttributesUnreadable " + unreadable + ", " + logged + " log lines"
+          + (unreadableAfter.containsValue(-1L) ? "; a node did not report its figures at the end" : ""));
     }
   }
 

@@ -15,9 +15,10 @@ import java.util.Set;
  * @param refusedMembers members that failed to prove the shared secret, {@code id (why); ...} ({@code RefusedMembers})
  * @param protocolVersions the versions the node speaks, then what each connected peer speaks with it, {@code 5 to 6;
  *     n2=6, n3=5} ({@code ProtocolVersions})
+ * @param attributesUnreadable values this node's application could not read and dropped alone ({@code AttributesUnreadable})
  */
 record NodeStatus(String route, String buddy, Set<String> members, int owned, int backups, int withoutBackup, long refusedPeers,
-    String refusalsByCause, String refusedMembers, String protocolVersions) {
+    String refusalsByCause, String refusedMembers, String protocolVersions, long attributesUnreadable) {
 
   static NodeStatus parse(String route, String body) {
     String members = field(body, "members");
@@ -27,7 +28,8 @@ record NodeStatus(String route, String buddy, Set<String> members, int owned, in
         Integer.parseInt(field(body, "withoutBackup")), Long.parseLong(field(body, "refusedPeers")),
         URLDecoder.decode(field(body, "refusalsByCause"), StandardCharsets.UTF_8),
         URLDecoder.decode(field(body, "refusedMembers"), StandardCharsets.UTF_8),
-        URLDecoder.decode(field(body, "protocolVersions"), StandardCharsets.UTF_8));
+        URLDecoder.decode(field(body, "protocolVersions"), StandardCharsets.UTF_8),
+        Long.parseLong(field(body, "attributesUnreadable")));
   }
 
   /** The versions the node speaks: {@code 5}, or {@code 5 to 6}. */

@@ -58,6 +58,9 @@ final class TomcatProcess implements AutoCloseable {
   private volatile Process process;
   /** JVM options of the next launches beside the drill's own (the rolling-upgrade drill's raised build). */
   private volatile List<String> extraJvmOptions = List.of();
+  /** What each application's {@code META-INF/context.xml} holds, kept for a redeploy of a release ({@link #redeploy}). */
+  private final String managerAttributes;
+  private final String realmClass;
 
   /** A node on loopback. */
   TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, int httpPort, String managerAttributes) throws IOException {
@@ -71,7 +74,18 @@ final class TomcatProcess implements AutoCloseable {
    */
   TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, String host, int httpPort,
       String managerAttributes, String realmClass, List<String> launcher) throws IOException {
-    this(catalinaHome, workDir, dropinJar, route, host, httpPort, managerAttributes, realmClass, launcher, List.of("app"), null);
+    this(catalinaHome, workDir, dropinJar, route, host, httpPort, managerAttributes, realmClass, launcher, List.of("app"), null, null);
+  }
+
+  /**
+   * A node on loopback whose application {@code app} is deployed as {@code webapps/app.war}, as an operator ships a
+   * build, with the classes under {@code releaseClasses} (a release of the application's own classes, the app-redeploy
+   * drill's {@code Profile}) in its {@code WEB-INF/classes}; {@link #redeploy} replaces the WAR with another release.
+   */
+  static TomcatProcess withRelease(Path catalinaHome, Path workDir, Path dropinJar, String route, int httpPort,
+      String managerAttributes, String realmClass, Path releaseClasses) throws IOException {
+    return new TomcatProcess(catalinaHome, workDir, dropinJar, route, "127.0.0.1", httpPort, managerAttributes, realmClass,
+        List.of(), List.of("app"), null, releaseClasses);
   }
 
   /**
@@ -83,14 +97,20 @@ final class TomcatProcess implements AutoCloseable {
   static TomcatProcess withApplications(Path catalinaHome, Path workDir, Path dropinJar, String route, int httpPort,
       String managerAttributes, List<String> applications, String contextAttributes) throws IOException {
     return new TomcatProcess(catalinaHome, workDir, dropinJar, route, "127.0.0.1", httpPort, managerAttributes,
-        MEMORY_REALM, List.of(), applications, contextAttributes.isEmpty() ? "<Context>" : "<Context " + contextAttributes + ">");
+        MEMORY_REALM, List.of(), applications, contextAttributes.isEmpty() ? "<Context>" : "<Context " + contextAttributes + ">", null);
   }
 
-  /** @param confContext conf/context.xml's opening {@code <Context>} when it holds the Manager; null when each application's does */
+  /**
+   * @param confContext conf/context.xml's opening {@code <Context>} when it holds the Manager; null when each application's does
+   * @param releaseClasses the application's own classes of the release to deploy as a WAR, or null for the drill
+   *     application as a directory
+   */
   private TomcatProcess(Path catalinaHome, Path workDir, Path dropinJar, String route, String host, int httpPort,
       String managerAttributes, String realmClass, List<String> launcher, List<String> applications,
-      String confContext) throws IOException {
+      String confContext, Path releaseClasses) throws IOException {
     boolean managerInConfContext = confContext != null;
+    this.managerAttributes = managerInConfContext ? null : managerAttributes;
+    this.realmClass = realmClass;
     this.catalinaHome = catalinaHome;
     this.route = route;
     this.host = host;
@@ -106,10 +126,72 @@ final class TomcatProcess implements AutoCloseable {
           "    <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n</Context>"), StandardCharsets.UTF_8);
     }
     installNode(dropinJar);
-    for (String application : this.applications) {
-      install(application, managerInConfContext ? null : managerAttributes, realmClass);
+    if (releaseClasses != null) {
+      writeWar(base.resolve("webapps/app.war"), releaseClasses);
+    } else {
+      for (String application : this.applications) {
+        install(application, managerInConfContext ? null : managerAttributes, realmClass);
+      }
     }
     this.process = launch();
+  }
+
+  /**
+   * Replaces {@code webapps/app.war} with the application built with {@code releaseClasses}, as an operator drops a new
+   * build in: written beside it first, then moved over it in one step, so Tomcat (its Host's {@code autoDeploy}, on its
+   * next background check, every 10 s) never reads half a WAR. Tomcat then undeploys the running application and
+   * deploys the new one; this returns at once.
+   */
+  void redeploy(Path releaseClasses) throws IOException {
+    Path war = base.resolve("webapps/app.war");
+    Path next = base.resolve("webapps/app.war.next"); // not a .war: autoDeploy ignores it
+    writeWar(next, releaseClasses);
+    Files.move(next, war, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /** The drill application as a WAR, with the files {@link #install} puts in its directory and {@code releaseClasses}. */
+  private void writeWar(Path war, Path releaseClasses) throws IOException {
+    Files.createDirectories(war.getParent());
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(war))) {
+      out.putNextEntry(new JarEntry("META-INF/context.xml"));
+      out.write(contextXml(managerAttributes, realmClass).getBytes(StandardCharsets.UTF_8));
+      out.closeEntry();
+      for (String file : WEBAPP_FILES) {
+        addResource(out, "/drill-webapp/" + file, file);
+      }
+      addResource(out, "/drill-webapp/profile.jsp", "secure/profile.jsp");
+      addResource(out, "/drill-webapp/release.jsp", "release.jsp");
+      for (Class<?> type : WEBAPP_CLASSES) {
+        String file = type.getName().replace('.', '/') + ".class";
+        addResource(out, "/" + file, "WEB-INF/classes/" + file);
+      }
+      try (Stream<Path> files = Files.walk(releaseClasses)) {
+        for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+          out.putNextEntry(new JarEntry("WEB-INF/classes/" + releaseClasses.relativize(file).toString().replace('\\', '/')));
+          Files.copy(file, out);
+          out.closeEntry();
+        }
+      }
+    }
+  }
+
+  private static void addResource(JarOutputStream out, String resource, String entry) throws IOException {
+    try (InputStream in = TomcatProcess.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IOException("drill resource " + resource + " is missing from the classpath");
+      }
+      out.putNextEntry(new JarEntry(entry));
+      in.transferTo(out);
+      out.closeEntry();
+    }
+  }
+
+  private String contextXml(String managerAttributes, String realmClass) {
+    return "<Context>\n"
+        + "  <Parameter name=\"drill.node\" value=\"" + route + "\" override=\"false\"/>\n"
+        + "  <Realm className=\"" + realmClass + "\" pathname=\"conf/drill-users.xml\"/>\n"
+        + (managerAttributes == null ? "" : "  <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n")
+        + "</Context>\n";
   }
 
   /** What the node has once, whatever its applications: server.xml's ports and route, the users, the jars in lib/. */
@@ -136,11 +218,7 @@ final class TomcatProcess implements AutoCloseable {
     for (String dir : new String[] {app + "/META-INF", app + "/WEB-INF", app + "/secure", app + "/WEB-INF/classes/io/tandem/drill/values"}) {
       Files.createDirectories(base.resolve(dir));
     }
-    Files.writeString(base.resolve(app + "/META-INF/context.xml"), "<Context>\n"
-        + "  <Parameter name=\"drill.node\" value=\"" + route + "\" override=\"false\"/>\n"
-        + "  <Realm className=\"" + realmClass + "\" pathname=\"conf/drill-users.xml\"/>\n"
-        + (managerAttributes == null ? "" : "  <Manager className=\"io.tandem.tomcat.TandemManager\" " + managerAttributes + "/>\n")
-        + "</Context>\n", StandardCharsets.UTF_8);
+    Files.writeString(base.resolve(app + "/META-INF/context.xml"), contextXml(managerAttributes, realmClass), StandardCharsets.UTF_8);
     for (String file : WEBAPP_FILES) {
       copyResource("/drill-webapp/" + file, base.resolve(app + "/" + file));
     }

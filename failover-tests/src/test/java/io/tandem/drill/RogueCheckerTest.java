@@ -20,7 +20,7 @@ class RogueCheckerTest {
       + "started: cluster=drill-1 node=n3 sharedSecret=**** maxQueuedBytesPerPeer=4MiB";
 
   private static NodeStatus good(String route, String buddy, Set<String> members, String refusals, String refusedMembers) {
-    return new NodeStatus(route, buddy, members, 9, 0, 0, refusals.isEmpty() ? 0 : 1, refusals, refusedMembers, "5");
+    return new NodeStatus(route, buddy, members, 9, 0, 0, refusals.isEmpty() ? 0 : 1, refusals, refusedMembers, "5", 0);
   }
 
   private static final List<NodeStatus> BEFORE =
@@ -51,7 +51,7 @@ class RogueCheckerTest {
             good("n1", "n2", Set.of("n1", "n2"), "", ""),
             good("n1", "n3", Set.of("n1", "n2", "n3"), "", ""),
             good("n2", "n3", Set.of("n1", "n2", "n3"), "", "")),
-        Map.of(200, 30), List.of(new NodeStatus("n3", "n1", Set.of("n1", "n2", "n3"), 0, 4, 0, 0, "", "", "5")), STARTED);
+        Map.of(200, 30), List.of(new NodeStatus("n3", "n1", Set.of("n1", "n2", "n3"), 0, 4, 0, 0, "", "", "5", 0)), STARTED);
 
     assertThat(result.violations()).anyMatch(v -> v.startsWith("n1 listed n3 in Members") && v.contains("became a member"))
         .anyMatch(v -> v.startsWith("n2 listed n3 in Members"))
