@@ -36,6 +36,17 @@ final class IncomingRequests {
   private final Consumer<String> appeared;
   private final ReplicationCounters counters;
   private final RateLimitedLog log;
+  /** The sessions this node handed out and is not yet released of ({@link Handovers}). */
+  private final HandingOut handingOut;
+
+  /** See {@link Handovers}. */
+  interface HandingOut {
+    /** A message showed that {@code from} holds {@code id}: see {@link Handovers#heldBy}. */
+    void heldBy(NodeId from, String id, long epoch, boolean ended);
+
+    /** The copy of {@code id} this node handed out and still keeps, if it is being handed out. */
+    Optional<SessionSnapshot> handing(String id);
+  }
 
   IncomingRequests(
       NodeId local,
@@ -48,7 +59,9 @@ final class IncomingRequests {
       java.util.function.Predicate<NodeId> member,
       Consumer<String> appeared,
       ReplicationCounters counters,
-      RateLimitedLog log) {
+      RateLimitedLog log,
+      HandingOut handingOut) {
+    this.handingOut = handingOut;
     this.member = member;
     this.local = local;
     this.backups = backups;
@@ -73,20 +86,25 @@ final class IncomingRequests {
     if (request instanceof Message.FullSession full) {
       SessionSnapshot s = full.snapshot();
       appeared.accept(s.id());
-      return store(from, s.id(), s.epoch(), () -> backups.applyFull(from, s));
+      return stored(from, s.id(), s.epoch(), store(from, s.id(), s.epoch(), () -> backups.applyFull(from, s)));
     }
     if (request instanceof Message.SessionDelta delta) {
-      return store(from, delta.sessionId(), delta.epoch(), () -> backups.applyDelta(from, delta));
+      return stored(from, delta.sessionId(), delta.epoch(),
+          store(from, delta.sessionId(), delta.epoch(), () -> backups.applyDelta(from, delta)));
     }
     if (request instanceof Message.TouchBatch batch) {
       return backups.applyTouches(from, batch);
     }
     if (request instanceof Message.Invalidate invalidate) {
+      // The new owner of a session handed out from here releases (or ends) this node's copy once it is protected.
+      handingOut.heldBy(from, invalidate.sessionId(), invalidate.epoch(),
+          invalidate.reason() != Message.InvalidateReason.RELEASED);
       return ownedHere(invalidate.sessionId(), invalidate.epoch()).orElseGet(() -> backups.invalidate(from, invalidate));
     }
     if (request instanceof Message.IdChange change) {
       appeared.accept(change.newId());
-      return store(from, change.oldId(), change.epoch(), () -> backups.changeId(from, change));
+      return stored(from, change.oldId(), change.epoch(),
+          store(from, change.oldId(), change.epoch(), () -> backups.changeId(from, change)));
     }
     if (request instanceof Message.BulkTransfer bulk) {
       List<Message.BulkRefusals.Refusal> refusals = new ArrayList<>(0);
@@ -94,7 +112,8 @@ final class IncomingRequests {
         appeared.accept(s.id());
         if (bulk.purpose() == Message.BulkTransfer.Purpose.HANDOFF) {
           adoptHandoff.accept(s);
-        } else if (store(from, s.id(), s.epoch(), () -> backups.applyFull(from, s)) instanceof Nack refused) {
+        } else if (stored(from, s.id(), s.epoch(), store(from, s.id(), s.epoch(), () -> backups.applyFull(from, s)))
+            instanceof Nack refused) {
           refusals.add(new Message.BulkRefusals.Refusal(s.id(), refused));
         }
       }
@@ -140,6 +159,14 @@ final class IncomingRequests {
     return apply.get();
   }
 
+  /** {@code answer}, after telling {@link #handingOut} when it stored {@code from}'s update here. */
+  private Message stored(NodeId from, String id, long epoch, Message answer) {
+    if (answer instanceof Message.Ack) {
+      handingOut.heldBy(from, id, epoch, false);
+    }
+    return answer;
+  }
+
   private Message locate(String id) {
     Optional<OwnedSession> session = owned.get(id);
     if (session.isPresent() && unconfirmed.test(id)) {
@@ -154,6 +181,13 @@ final class IncomingRequests {
     Optional<BackupStore.BackupEntry> backup = backups.entry(id);
     if (backup.isPresent()) {
       return new Message.LocateReply(id, Message.LocateReply.Holding.BACKUP, backup.get().snapshot().epoch(), backup.get().snapshot().version());
+    }
+    Optional<SessionSnapshot> handing = handingOut.handing(id);
+    if (handing.isPresent()) {
+      // Handed to a member that has not shown it holds it: it exists (here, if the requester never installed it), and
+      // may not be taken from here. "None" would let the asker start an empty session in its place (the simulation
+      // found this).
+      return new Message.LocateReply(id, Message.LocateReply.Holding.UNCONFIRMED, handing.get().epoch(), handing.get().version());
     }
     OptionalLong ended = backups.endedAt(id);
     return ended.isPresent() ? new Message.LocateReply(id, Message.LocateReply.Holding.ENDED, ended.getAsLong(), 0)

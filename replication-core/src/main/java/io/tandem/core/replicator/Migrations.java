@@ -10,13 +10,14 @@ import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Waiter;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
-import io.tandem.core.wire.Message.InvalidateReason;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.time.InstantSource;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -87,6 +88,9 @@ final class Migrations {
   private final RecentIds justHanded;
   private final long ackTimeoutNanos;
   private final Ticker ticker;
+  private final Waiter waiter;
+  /** Sessions handed out whose requester has not yet shown it holds them: the migration's second step. */
+  private final Handovers handovers;
 
   static final int HANDED_AWAY_CAPACITY = 100_000;
 
@@ -112,9 +116,27 @@ final class Migrations {
         HANDED_AWAY_CAPACITY);
     this.ackTimeoutNanos = config.ackTimeout().toNanos();
     this.ticker = ticker;
+    this.waiter = waiter;
+    this.handovers = new Handovers(local, transport, backups, ticker, config.ackTimeout(), config.settleTimeout(),
+        new Handovers.Engine() {
+          @Override
+          public MembershipView view() {
+            return engine.view();
+          }
+
+          @Override
+          public OwnedSession adopt(SessionSnapshot snapshot) {
+            return engine.adopt(snapshot);
+          }
+
+          @Override
+          public void releaseLater(OwnedSession session, NodeId former) {
+            engine.releaseLater(session, former);
+          }
+        });
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
         counters, log, unknown, engine::view, this::promote, handedAway::contains, justHanded::contains, this::onlyCopyHere,
-        waiter);
+        engine::releaseLater, waiter);
   }
 
   /**
@@ -194,6 +216,12 @@ final class Migrations {
     if (invalidations.isPending(id)) {
       // Ended here, and the buddy may not know yet: its copy must never be taken back in (a logout sticks).
       return Acquisition.NOWHERE;
+    }
+    Optional<NodeId> handingTo = handovers.requesterOf(id);
+    if (handingTo.isPresent()) {
+      // Handed out a moment ago and not yet known to be held there: owned by whichever the handover's end decides.
+      return Acquisition.unavailable("session " + id + " is being handed to " + handingTo.get().value() + " by "
+          + local.value() + "; retry in a moment");
     }
     Optional<SessionSnapshot> here = promoteAdopted(id);
     if (here.isEmpty() && owned.get(id).isPresent()) {
@@ -303,6 +331,10 @@ final class Migrations {
       return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is not handed to " + requester.value()
           + ", which is not a member of " + local.value() + "'s view " + current);
     }
+    Optional<Message> again = handovers.answerAgain(requester, id);
+    if (again.isPresent()) {
+      return again.get();
+    }
     Optional<OwnedSession> mine = owned.get(id);
     SessionSnapshot snapshot;
     long newEpoch;
@@ -331,15 +363,12 @@ final class Migrations {
       engine.retireFenced(session, "migrated to " + requester.value());
       handedAway.add(id);
       justHanded.add(id);
-      NodeId to = engine.buddy();
-      if (to != null && !to.equals(requester)) {
-        transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(), InvalidateReason.RELEASED))
-            .whenComplete((reply, failure) -> {
-              if (failure != null) {
-                engine.releaseLater(session, to); // a copy left there would be adopted, stale, when this node leaves
-              }
-            });
-      }
+      // The buddy keeps its copy until the requester shows it holds the session (Handovers): a reply lost on the way
+      // must not lose the session with it.
+      SessionSnapshot copy = new SessionSnapshot(id, newEpoch, snapshot.version(), snapshot.metadata(), snapshot.attributes());
+      handovers.begin(id, requester, copy, engine.buddy(), session, session.epoch(), session.version());
+      counters.sessionsMigratedOut.increment();
+      return new Message.FullSession(copy);
     } else {
       Optional<NodeId> liveOwner = backups.entry(id).map(BackupStore.BackupEntry::owner)
           .filter(owner -> current != null && current.contains(owner) && !owner.equals(requester));
@@ -379,7 +408,39 @@ final class Migrations {
       backups.refuseUpTo(id, refusedAfterHandingOut(backup.get(), requester));
     }
     counters.sessionsMigratedOut.increment();
-    return new Message.FullSession(new SessionSnapshot(id, newEpoch, snapshot.version(), snapshot.metadata(), snapshot.attributes()));
+    SessionSnapshot handed = new SessionSnapshot(id, newEpoch, snapshot.version(), snapshot.metadata(), snapshot.attributes());
+    handovers.begin(id, requester, handed, null, null, snapshot.epoch(), snapshot.version());
+    return new Message.FullSession(handed);
+  }
+
+  /** See {@link Handovers#heldBy}: an update, release or end of {@code id} from {@code from} at {@code epoch}. */
+  void heldBy(NodeId from, String id, long epoch, boolean ended) {
+    handovers.heldBy(from, id, epoch, ended);
+  }
+
+  /** See {@link Handovers#handing}. */
+  Optional<SessionSnapshot> handing(String id) {
+    return handovers.handing(id);
+  }
+
+  /** Decides the handovers that waited too long (the maintenance tick). */
+  void tick() {
+    handovers.tick();
+  }
+
+  /**
+   * A graceful leave: every pending handover is taken as done, and this node waits at most {@code nanos} for its
+   * former buddies to confirm their releases.
+   */
+  void leaving(long nanos) {
+    try {
+      waiter.await(handovers.leaving(), nanos);
+    } catch (TimeoutException | ExecutionException e) {
+      LOG.log(Level.WARNING, "Node {0}: not every release of a session handed out was answered before leaving: {1}",
+          local.value(), e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**

@@ -73,12 +73,19 @@ final class RemoteTakeover {
    * backup is not promoted without asking): taken over when its owner was seen dying, else unavailable.
    */
   private final Function<String, Acquisition> onlyCopyHere;
+  /**
+   * Releases the holder's copy of a session migrated in, once this node's buddy holds it: that release is what tells
+   * the holder its handover is done (see {@link Handovers}).
+   */
+  private final java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder;
 
   RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
       RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
       Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere, Predicate<String> onItsWay,
-      Function<String, Acquisition> onlyCopyHere, Waiter waiter) {
+      Function<String, Acquisition> onlyCopyHere, java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder,
+      Waiter waiter) {
+    this.releaseHolder = releaseHolder;
     this.onItsWay = onItsWay;
     this.waiter = waiter;
     this.config = config;
@@ -302,6 +309,7 @@ final class RemoteTakeover {
     if (ended.isPresent() && heldAt <= ended.getAsLong()) {
       LOG.log(Level.INFO, "Session [{0}] ended here at epoch {1}; the copy {2} still held at epoch {3} was dropped, not"
           + " taken back in", id, ended.getAsLong(), holder.value(), heldAt);
+      tellEnded(holder, moved, ended.getAsLong());
       return Acquisition.NOWHERE;
     }
     backups.claimedHere(id, heldAt); // the former holder's epoch: its late updates are refused here too
@@ -311,9 +319,27 @@ final class RemoteTakeover {
     }
     unknown.appeared(id);
     counters.sessionsMigratedIn.increment();
+    releaseHolder.accept(session, holder);
     stateTransfer.enqueue(session);
     LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
     return Acquisition.found(session.snapshot(rules));
+  }
+
+  /**
+   * The holder keeps the copy it handed over until this node shows it holds it ({@link Handovers}): told the session
+   * ended, it ends its copy too instead of taking it back. Waits at most one ack timeout for the answer, so that the
+   * holder knows before this request is answered.
+   */
+  private void tellEnded(NodeId holder, SessionSnapshot moved, long endedAt) {
+    CompletableFuture<Message> told = transport.request(holder,
+        new Message.Invalidate(moved.id(), Math.max(endedAt, moved.epoch()), moved.version(), Message.InvalidateReason.INVALIDATED));
+    try {
+      waiter.await(told, config.ackTimeout().toNanos());
+    } catch (ExecutionException | TimeoutException e) {
+      // It decides by asking every member once the answer is overdue, and this node answers that the session ended.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private Acquisition migrationFailed(String id, NodeId holder, String why) {

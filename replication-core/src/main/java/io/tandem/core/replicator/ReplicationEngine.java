@@ -359,11 +359,21 @@ public final class ReplicationEngine implements AutoCloseable {
 
           @Override
           public void releaseLater(OwnedSession session, NodeId former) {
-            releaseAfterProtection.putIfAbsent(session, new Release(former, ticker.read()));
+            releaseAfterProtection.putIfAbsent(session, new Release(former, ticker.read(), true));
           }
         });
     this.incoming = new IncomingRequests(local, backups, owned, this::adoptHandoff, this::fence, migrations::migrateOut,
-        quarantine::isSuspect, this::isMember, unknown::appeared, counters, log);
+        quarantine::isSuspect, this::isMember, unknown::appeared, counters, log, new IncomingRequests.HandingOut() {
+          @Override
+          public void heldBy(NodeId from, String id, long epoch, boolean ended) {
+            migrations.heldBy(from, id, epoch, ended);
+          }
+
+          @Override
+          public Optional<SessionSnapshot> handing(String id) {
+            return migrations.handing(id);
+          }
+        });
     this.handoff = new GracefulHandoff(local, transport, owned, rules, config.stateTransferBatchBytes(), counters, log,
         quarantine::forget, ticker, runtime.waiter());
   }
@@ -680,7 +690,7 @@ public final class ReplicationEngine implements AutoCloseable {
         owned.markUnprotected(session);
         if (oldBuddy != null) {
           // Also when it left the view (paused, cut off): it keeps its copies, and comes back with them.
-          releaseAfterProtection.put(session, new Release(oldBuddy, ticker.read()));
+          releaseAfterProtection.put(session, new Release(oldBuddy, ticker.read(), false));
         }
         if (!quarantine.isSuspect(session.id())) {
           stateTransfer.enqueue(session);
@@ -755,6 +765,7 @@ public final class ReplicationEngine implements AutoCloseable {
    * the buddy did not acknowledge within the timeout stay with their backups, as after a crash.
    */
   public int handOff(Duration timeout) {
+    migrations.leaving(timeout.toNanos());
     NodeId to = buddy;
     return to == null ? 0 : handoff.handOff(to, timeout);
   }
@@ -796,10 +807,19 @@ public final class ReplicationEngine implements AutoCloseable {
     }
   }
 
-  /** See {@link OwnerWrites.Engine#protectedAnew}: each id the session gave up ended, for good. */
+  /**
+   * See {@link OwnerWrites.Engine#protectedAnew}: each id the session gave up ended, for good; and the copy the holder
+   * of a session migrated in keeps is released now, not at the next tick: it keeps its copy and its buddy's until then
+   * (see {@link Handovers}), and its requests for the session are answered 503 meanwhile.
+   */
   private void tellIdsGivenUp(OwnedSession session, NodeId to) {
     for (String given : session.formerIds()) {
       transport.request(to, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
+    }
+    Release release = releaseAfterProtection.get(session);
+    MembershipView current = view;
+    if (release != null && release.atOnce() && current != null) {
+      releaseOne(session, release, current, to, ticker.read());
     }
   }
 
@@ -816,37 +836,40 @@ public final class ReplicationEngine implements AutoCloseable {
     // spun so, found by the simulation (SimulationSeedsTest).
     long now = ticker.read();
     for (Map.Entry<OwnedSession, Release> entry : List.copyOf(releaseAfterProtection.entrySet())) {
-      OwnedSession session = entry.getKey();
-      Release release = entry.getValue();
-      NodeId former = release.former();
-      // A session that ended, moved on or was fenced before its new buddy had it is released too: its former buddy is
-      // no longer its buddy, nobody else would ever tell it, and a copy left there would be adopted, stale or ended,
-      // the day its owner leaves the view.
-      if (!session.isActive() || session.isProtected()) {
-        if (!current.contains(former) && now - release.sinceNanos() < releaseWaitNanos) {
-          // Away (paused, cut off): released when it is back, for as long as tombstones live. Forgotten, the copy it
-          // kept of a session that ended meanwhile was adopted, ended, the day this node stopped (docs/protocol.md
-          // 11.2; the simulation found it).
-          continue;
-        }
-        if (!releaseAfterProtection.remove(session, release)) {
-          continue;
-        }
-        // The current buddy keeps the copy of a session still owned here; of one that moved on it keeps nothing. Of
-        // one that ended, the former buddy keeps that it ended.
-        InvalidateReason reason = session.isGone() ? InvalidateReason.INVALIDATED : InvalidateReason.RELEASED;
-        if (current.contains(former) && (!session.isActive() || !former.equals(to))) {
-          transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), reason))
-              .whenComplete((reply, failure) -> {
-                if (failure != null) {
-                  releaseAfterProtection.putIfAbsent(session, release); // the next tick sends it again
-                }
-              });
-          // An id a login gave up while the release waited: the former buddy may hold its copy under that id, which
-          // it would adopt as a live session the day this node died (docs/protocol.md 11.2). It ended, for good.
-          for (String given : session.formerIds()) {
-            transport.request(former, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
-          }
+      releaseOne(entry.getKey(), entry.getValue(), current, to, now);
+    }
+  }
+
+  /** One entry of the ledger of {@link #releaseFormerBackups}: released if its time has come. */
+  private void releaseOne(OwnedSession session, Release release, MembershipView current, NodeId to, long now) {
+    NodeId former = release.former();
+    // A session that ended, moved on or was fenced before its new buddy had it is released too: its former buddy is
+    // no longer its buddy, nobody else would ever tell it, and a copy left there would be adopted, stale or ended,
+    // the day its owner leaves the view.
+    if (!session.isActive() || session.isProtected()) {
+      if (!current.contains(former) && now - release.sinceNanos() < releaseWaitNanos) {
+        // Away (paused, cut off): released when it is back, for as long as tombstones live. Forgotten, the copy it
+        // kept of a session that ended meanwhile was adopted, ended, the day this node stopped (docs/protocol.md
+        // 11.2; the simulation found it).
+        return;
+      }
+      if (!releaseAfterProtection.remove(session, release)) {
+        return;
+      }
+      // The current buddy keeps the copy of a session still owned here; of one that moved on it keeps nothing. Of
+      // one that ended, the former buddy keeps that it ended.
+      InvalidateReason reason = session.isGone() ? InvalidateReason.INVALIDATED : InvalidateReason.RELEASED;
+      if (current.contains(former) && (!session.isActive() || !former.equals(to))) {
+        transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), reason))
+            .whenComplete((reply, failure) -> {
+              if (failure != null) {
+                releaseAfterProtection.putIfAbsent(session, release); // the next tick sends it again
+              }
+            });
+        // An id a login gave up while the release waited: the former buddy may hold its copy under that id, which
+        // it would adopt as a live session the day this node died (docs/protocol.md 11.2). It ended, for good.
+        for (String given : session.formerIds()) {
+          transport.request(former, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
         }
       }
     }
@@ -930,6 +953,7 @@ public final class ReplicationEngine implements AutoCloseable {
       transport.request(to, new Message.TouchBatch(due));
     }
     confirmLeftovers(current);
+    migrations.tick(); // the handovers no requester confirmed within its wait
     if (current != null) {
       releaseFormerBackups(current, to);
       long grace = config.touchLagCap().plus(config.orphanGrace()).toMillis();
@@ -1026,6 +1050,10 @@ public final class ReplicationEngine implements AutoCloseable {
     transport.close();
   }
 
-  /** A former buddy that holds a copy of a session until it is released, and since when (the engine's ticker). */
-  private record Release(NodeId former, long sinceNanos) {}
+  /**
+   * A former buddy (or holder) that keeps a copy of a session until it is released, and since when (the engine's
+   * ticker); {@code atOnce} when it is released as soon as the buddy acknowledges the session rather than at the next
+   * tick: a holder waiting for its handover to end (see {@link Handovers}).
+   */
+  private record Release(NodeId former, long sinceNanos, boolean atOnce) {}
 }

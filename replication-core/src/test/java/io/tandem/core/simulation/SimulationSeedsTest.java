@@ -77,6 +77,35 @@ class SimulationSeedsTest {
     assertThat(kinds(328)).doesNotContain(Checker.Kind.INVALIDATED_SERVED, Checker.Kind.LOST_WRITE);
   }
 
+  /**
+   * A migration let go of the session and its buddy's copy as it answered: the answer lost on the way (here a one-way
+   * cut from the holder to the requester) lost the session with only one node impaired (docs/protocol.md 11.3.1). The
+   * holder now keeps both until the requester shows it holds the session ({@code Handovers}).
+   */
+  @Test
+  void migration_anAnswerLostOnTheWay_doesNotLoseTheSession_seed72() {
+    assertThat(kinds(72)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
+  /**
+   * While a handover was undecided, the holder answered {@code Locate} with "none": every member said so, and the
+   * session was found nowhere (a new, empty session in its place) though the holder still kept it.
+   */
+  @Test
+  void migration_aSessionBeingHandedOut_isNotFoundNowhere_seed330() {
+    assertThat(kinds(330)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
+  /**
+   * A node leaving gracefully released its former buddy's copy of a session it had handed out, and left before the
+   * release arrived: the former buddy adopted its stale copy at the requester's epoch, and a logged-out session was
+   * served from it.
+   */
+  @Test
+  void gracefulLeave_releasesOfSessionsHandedOut_areAnsweredBeforeItLeaves_seed279() {
+    assertThat(kinds(279)).doesNotContain(Checker.Kind.INVALIDATED_SERVED);
+  }
+
   private static List<Checker.Kind> kinds(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }

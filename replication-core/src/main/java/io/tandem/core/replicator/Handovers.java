@@ -1,0 +1,272 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.backup.BackupStore;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Ticker;
+import io.tandem.core.spi.Transport;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.Message.InvalidateReason;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The second step of a migration (docs/protocol.md 5.3): sessions this node handed to a member that asked ({@code
+ * Migrate}) and that the requester has not yet shown it holds. Until then the holder keeps the copy it sent, and its
+ * buddy keeps its backup: a reply lost with its connection (the requester died, a one-way cut) lost the session before,
+ * although only one node had failed (11.3.1, found by the simulation).
+ *
+ * <p>A handover is <em>done</em> when the requester shows it holds the session at the new epoch: an update of it stored
+ * here (this node is its buddy), or its release of this node's copy ({@code RELEASED}, or {@code INVALIDATED} when it
+ * ended the session), which it sends once its own buddy holds the session. Then this node's former buddy is released.
+ * A requester of an earlier release sends no release: a handover not done within {@code ackTimeout + settleTimeout}
+ * (the longest the requester waits for the answer, after which it never installs it) is decided by asking every member:
+ * a copy at the new epoch or later anywhere means done; none, with every member answering, means the requester never
+ * installed it, and this node takes the session back at the epoch above the one it handed out, which fences a copy the
+ * requester might still send. A repeated {@code Migrate} from the same requester is answered again with the same copy.
+ *
+ * <p>Implementation notes: thread-safe. {@link #pending} is a concurrent map of handovers whose identity is their
+ * state: whoever removes one ({@code remove(id, handover)}, from a transport thread that saw the confirmation or the
+ * maintenance thread's decision) completes it, exactly once. {@link Handover#asking} keeps one round of questions per
+ * handover at a time; {@link Handover#answeredNanos} is written by transport threads that answer again.
+ */
+final class Handovers {
+  private static final Logger LOG = System.getLogger(ReplicationEngine.class.getName());
+
+  /** What deciding a handover needs from the rest of the engine. */
+  interface Engine {
+    /** The view replication works with, or null before the first. */
+    MembershipView view();
+
+    /** Takes ownership of a session from its bytes at the epoch after theirs, and queues it for the buddy. */
+    OwnedSession adopt(SessionSnapshot snapshot);
+
+    /** Releases {@code former}'s copy of a session once it is protected on the current buddy. */
+    void releaseLater(OwnedSession session, NodeId former);
+  }
+
+  /**
+   * One session handed out and not yet known to be held by the requester.
+   *
+   * @param handed the copy sent, at the requester's new epoch
+   * @param formerBuddy the member holding this node's backup of it, to release once done; null when there is none
+   *     (a backup handed out, or the requester was the buddy)
+   * @param session the session as owned here before, for the release ledger; null for a backup handed out
+   */
+  static final class Handover {
+    final NodeId requester;
+    final SessionSnapshot handed;
+    final NodeId formerBuddy;
+    final OwnedSession session;
+    final long heldEpoch;
+    final long heldVersion;
+    volatile long answeredNanos;
+    final AtomicBoolean asking = new AtomicBoolean();
+
+    Handover(NodeId requester, SessionSnapshot handed, NodeId formerBuddy, OwnedSession session, long heldEpoch,
+        long heldVersion, long answeredNanos) {
+      this.requester = requester;
+      this.handed = handed;
+      this.formerBuddy = formerBuddy;
+      this.session = session;
+      this.heldEpoch = heldEpoch;
+      this.heldVersion = heldVersion;
+      this.answeredNanos = answeredNanos;
+    }
+  }
+
+  private final NodeId local;
+  private final Transport transport;
+  private final BackupStore backups;
+  private final Ticker ticker;
+  private final Duration ackTimeout;
+  private final long decideAfterNanos;
+  private final Engine engine;
+  private final ConcurrentMap<String, Handover> pending = new ConcurrentHashMap<>();
+
+  Handovers(NodeId local, Transport transport, BackupStore backups, Ticker ticker, Duration ackTimeout,
+      Duration settleTimeout, Engine engine) {
+    this.local = local;
+    this.transport = transport;
+    this.backups = backups;
+    this.ticker = ticker;
+    this.ackTimeout = ackTimeout;
+    this.decideAfterNanos = ackTimeout.plus(settleTimeout).toNanos();
+    this.engine = engine;
+  }
+
+  /** Records a session just handed to {@code requester} (the answer is on its way). */
+  void begin(String id, NodeId requester, SessionSnapshot handed, NodeId formerBuddy, OwnedSession session,
+      long heldEpoch, long heldVersion) {
+    NodeId release = formerBuddy == null || formerBuddy.equals(requester) || formerBuddy.equals(local) ? null : formerBuddy;
+    pending.put(id, new Handover(requester, handed, release, session, heldEpoch, heldVersion, ticker.read()));
+  }
+
+  /** Whether {@code id} was handed out and is not yet known to be held by its requester. */
+  boolean isPending(String id) {
+    return pending.containsKey(id);
+  }
+
+  /** The copy of {@code id} handed out and kept here, if it is being handed out. */
+  Optional<SessionSnapshot> handing(String id) {
+    Handover handover = pending.get(id);
+    return handover == null ? Optional.empty() : Optional.of(handover.handed);
+  }
+
+  /** The member {@code id} is being handed to, if it is. */
+  Optional<NodeId> requesterOf(String id) {
+    Handover handover = pending.get(id);
+    return handover == null ? Optional.empty() : Optional.of(handover.requester);
+  }
+
+  /**
+   * The answer to a {@code Migrate} of a session being handed out: the same copy again to its requester (the first
+   * answer may have been lost), a refusal to anyone else. Empty when {@code id} is not being handed out.
+   */
+  Optional<Message> answerAgain(NodeId asker, String id) {
+    Handover handover = pending.get(id);
+    if (handover == null) {
+      return Optional.empty();
+    }
+    if (!handover.requester.equals(asker)) {
+      return Optional.of(new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is being handed to "
+          + handover.requester.value() + " by " + local.value() + "; ask every member"));
+    }
+    handover.answeredNanos = ticker.read(); // the requester may install this answer: the decision waits again
+    return Optional.of(new Message.FullSession(handover.handed));
+  }
+
+  /**
+   * {@code from} showed it holds {@code id} at {@code epoch}: it stored an update of it here, or released (or ended) the
+   * copy here. Completes the handover when that is the requester at the new epoch, or anyone at a later one.
+   */
+  void heldBy(NodeId from, String id, long epoch, boolean ended) {
+    Handover handover = pending.get(id);
+    if (handover != null && (epoch > handover.handed.epoch() || epoch == handover.handed.epoch()
+        && (from.equals(handover.requester) || ended))) {
+      complete(id, handover, ended, from.value() + " holds it at epoch " + epoch);
+    }
+  }
+
+  /**
+   * Decides the handovers that waited longer than any requester waits for its answer: by asking every member, without
+   * blocking this thread (each answer comes back on a transport thread). Called by the maintenance tick.
+   */
+  void tick() {
+    long now = ticker.read();
+    for (var entry : List.copyOf(pending.entrySet())) {
+      Handover handover = entry.getValue();
+      if (now - handover.answeredNanos >= decideAfterNanos && handover.asking.compareAndSet(false, true)) {
+        ask(entry.getKey(), handover);
+      }
+    }
+  }
+
+  private void ask(String id, Handover handover) {
+    MembershipView current = engine.view();
+    if (current == null) {
+      handover.asking.set(false);
+      return;
+    }
+    List<CompletableFuture<Message>> asked = new ArrayList<>();
+    for (NodeId member : current.memberIds()) {
+      if (!member.equals(local)) {
+        asked.add(transport.request(member, new Message.Locate(id), ackTimeout));
+      }
+    }
+    CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
+        .whenComplete((done, failure) -> decide(id, handover, asked));
+  }
+
+  private void decide(String id, Handover handover, List<CompletableFuture<Message>> asked) {
+    try {
+      if (pending.get(id) != handover || ticker.read() - handover.answeredNanos < decideAfterNanos) {
+        return; // done meanwhile, or answered again: the requester may still install it
+      }
+      boolean everyoneAnswered = true;
+      for (CompletableFuture<Message> reply : asked) {
+        Message answer = reply.isDone() && !reply.isCompletedExceptionally() ? reply.join() : null;
+        if (!(answer instanceof Message.LocateReply found)) {
+          everyoneAnswered = false;
+        } else if (found.holding() == Message.LocateReply.Holding.ENDED && found.epoch() >= handover.heldEpoch) {
+          complete(id, handover, true, "a member ended it at epoch " + found.epoch());
+          return;
+        } else if (found.holding().hasCopy() && found.epoch() > handover.heldEpoch) {
+          // Claimed above the copy kept here (by the requester, or by whoever took it over since): that copy is stale.
+          complete(id, handover, false, "a member holds it at epoch " + found.epoch() + " (" + found.holding() + ")");
+          return;
+        }
+      }
+      boolean heldHere = backups.entry(id).map(held -> held.snapshot().epoch() > handover.heldEpoch).orElse(false);
+      if (heldHere) {
+        complete(id, handover, false, local.value() + " holds its backup at the new epoch");
+      } else if (everyoneAnswered) {
+        takeBack(id, handover);
+      }
+    } finally {
+      handover.asking.set(false);
+    }
+  }
+
+  /** The requester never installed the session: owned here again, above the epoch it was handed out at. */
+  private void takeBack(String id, Handover handover) {
+    if (!pending.remove(id, handover)) {
+      return;
+    }
+    OwnedSession back = engine.adopt(handover.handed);
+    LOG.log(Level.WARNING, "Session [{0}] was handed to {1} at epoch {2}, which never took it: owned here again at epoch"
+        + " {3}", id, handover.requester.value(), handover.handed.epoch(), back.epoch());
+    if (handover.formerBuddy != null) {
+      engine.releaseLater(back, handover.formerBuddy); // kept its copy while the handover was undecided
+    }
+  }
+
+  private void complete(String id, Handover handover, boolean ended, String why) {
+    if (!pending.remove(id, handover)) {
+      return;
+    }
+    LOG.log(Level.DEBUG, "Session [{0}] handed to {1}: done, {2}", id, handover.requester.value(), why);
+    release(id, handover, ended);
+  }
+
+  /**
+   * A graceful leave: every handover still pending is taken as done (the requester had it, almost surely), and the
+   * former buddy released. Completes when every release was answered: the caller waits for that before it leaves, or
+   * the release dies with its connection and the former buddy adopts its stale copy at the requester's epoch (the
+   * simulation found this).
+   */
+  CompletableFuture<Void> leaving() {
+    List<CompletableFuture<Message>> released = new ArrayList<>();
+    for (var entry : List.copyOf(pending.entrySet())) {
+      if (pending.remove(entry.getKey(), entry.getValue())) {
+        released.add(release(entry.getKey(), entry.getValue(), false));
+      }
+    }
+    return CompletableFuture.allOf(released.toArray(CompletableFuture[]::new));
+  }
+
+  private CompletableFuture<Message> release(String id, Handover handover, boolean ended) {
+    NodeId to = handover.formerBuddy;
+    if (to == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    InvalidateReason reason = ended ? InvalidateReason.INVALIDATED : InvalidateReason.RELEASED;
+    CompletableFuture<Message> reply =
+        transport.request(to, new Message.Invalidate(id, handover.heldEpoch, handover.heldVersion, reason));
+    reply.whenComplete((answer, failure) -> {
+      if (failure != null && handover.session != null) {
+        engine.releaseLater(handover.session, to); // a copy left there would be adopted, stale, when this node leaves
+      }
+    });
+    return reply;
+  }
+}
