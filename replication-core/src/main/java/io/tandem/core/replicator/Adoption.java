@@ -13,8 +13,8 @@ import java.util.List;
  * Takes sessions over from their bytes, and looks after the backups held here of owners that left. A session is
  * adopted at the next epoch ({@link #adopt}): a dead owner's backups by the heir the ring names, a leaving owner's
  * handoff, a promotion or migration ({@link Migrations}), a leftover copy no other member holds ({@link
- * LeftoverCopies}, which this class keeps). The maintenance tick dials departed owners while this node is in quarantine,
- * confirms leftover copies, and expires backups whose owner is gone and whose idle time has run out.
+ * LeftoverCopies}, which this class keeps). The maintenance tick dials departed owners while this node is in
+ * quarantine, confirms leftover copies, and expires backups whose owner is gone and whose idle time has run out.
  *
  * <p>Implementation notes: no state of its own beyond {@link LeftoverCopies} (stateless too); what it takes over is
  * claimed in {@link OwnedSessions} (concurrent) and refused at the old epoch by the {@link BackupStore}. Called on the

@@ -103,7 +103,8 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
     this.stateTransfer = new StateTransfer(maintenanceLane,
         new TokenBucket(lifetimes, config.stateTransferBytesPerSecond(), config.stateTransferBatchBytes() * 2L),
         config.stateTransferBatchBytes(), ring::buddyIfAny, transport::request, rules, outcomes);
-    this.quarantine = new Quarantine(local, config.pauseThreshold(), ticker, owned, locator, ring::view, counters, this);
+    this.quarantine =
+        new Quarantine(local, config.pauseThreshold(), ticker, owned, locator, ring::view, counters, this);
     this.adoption = new Adoption(local, config, backups, owned, unknown, counters, stateTransfer, ring, quarantine,
         locator, maintenance);
     this.reprotection = new Reprotection(owned, quarantine, stateTransfer, transport, ticker, config.tombstoneTtl());
@@ -118,8 +119,9 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
     this.handoff = new GracefulHandoff(local, transport, owned, rules, config.stateTransferBatchBytes(), counters, log,
         quarantine::forget, ticker, runtime.waiter());
 
-    // A view change, under the ring lock: the quarantine's shrink detector hears of the view first; then, if the
-    // buddy changed, every owned session is re-protected. Adoption follows, outside the lock (see onView).
+    // A view change, under the ring lock: the quarantine hears of the view (after UnknownSessions, which RingTracker
+    // tells itself); then, if the buddy changed, every owned session is re-protected. Adoption follows, outside the
+    // lock (see onView).
     ring.followViews(quarantine::viewChanged);
     ring.followBuddy(reprotection::buddyChanged);
 
@@ -203,7 +205,10 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
     return ring.buddy();
   }
 
-  /** Migrations: the view without the suspects (a backup whose owner was refused may be handed over before the view drops it). */
+  /**
+   * Migrations: the view without the suspects (a backup whose owner was refused may be handed over before the view
+   * drops it).
+   */
   @Override
   public MembershipView view() {
     return ring.replicating();
