@@ -38,7 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * thread of its own for its periodic work (docs/protocol.md, "Time and threads", lists what still blocks).
  */
 public final class ReplicationEngine implements AutoCloseable {
-  /** The logger of the engine and of its parts: operators find their lines under this one name. */
+  /** The logger of the engine and of its parts (but Quarantine and AsyncOutbox): where operators find their lines. */
   static final Logger LOG = System.getLogger(ReplicationEngine.class.getName());
 
   private final EngineParts parts;
@@ -241,7 +241,7 @@ public final class ReplicationEngine implements AutoCloseable {
     return parts.backups.entry(id).map(BackupStore.BackupEntry::snapshot);
   }
 
-  /** Whether a request for session {@code id} may run here now ({@link Quarantine#admit}); outside quarantine it may. */
+  /** Whether a request for session {@code id} may run here now ({@link Quarantine#admit}); outside quarantine, yes. */
   public Admission admit(String id) {
     return parts.quarantine.admit(id);
   }
