@@ -21,7 +21,7 @@ import java.util.function.Consumer;
 
 /**
  * The sending half of a graceful shutdown: every owned session, in full and as it is now, goes to the buddy in
- * batches, and the buddy owns it from then on (at the next epoch: see {@code ReplicationEngine#adoptHandoff}). Each
+ * batches, and the buddy owns it from then on (at the next epoch: see {@link Adoption#adoptHandoff}). Each
  * session is fenced as it is captured ({@link OwnedSession#handOver}), as a migration does: a flush prepared before
  * is in the copy handed over, one after it is answered 503, and a migration another member asks for meanwhile is
  * refused. Captured without fencing, a session could be migrated to a third member while its batch was on the way,

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -36,6 +37,21 @@ final class Locator {
     this.ackTimeout = ackTimeout;
     this.ticker = ticker;
     this.waiter = waiter;
+  }
+
+  /**
+   * The node a session id's route names ({@code route}, the jvmRoute of the node that last served it), to be asked
+   * first; empty when there is none or it is not a valid node id.
+   */
+  static Optional<NodeId> routeHint(String route) {
+    if (route == null || route.isEmpty() || route.length() > NodeId.MAX_LENGTH) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(new NodeId(route));
+    } catch (IllegalArgumentException notANodeId) {
+      return Optional.empty(); // a forged route: no hint, the lookup asks every member
+    }
   }
 
   /**

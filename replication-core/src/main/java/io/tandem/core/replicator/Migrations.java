@@ -29,7 +29,7 @@ import java.util.function.Supplier;
  * threads call {@link #migrateOut}. A session is fenced and captured under its own lock ({@link
  * OwnedSession#handOver}); nothing waits for a reply under a lock.
  */
-final class Migrations {
+final class Migrations implements IncomingRequests.HandingOut {
   /** The engine's logger: operators find these lines where they always were. */
   private static final Logger LOG = System.getLogger(ReplicationEngine.class.getName());
 
@@ -414,12 +414,14 @@ final class Migrations {
   }
 
   /** See {@link Handovers#heldBy}: an update, release or end of {@code id} from {@code from} at {@code epoch}. */
-  void heldBy(NodeId from, String id, long epoch, boolean ended) {
+  @Override
+  public void heldBy(NodeId from, String id, long epoch, boolean ended) {
     handovers.heldBy(from, id, epoch, ended);
   }
 
   /** See {@link Handovers#handing}. */
-  Optional<SessionSnapshot> handing(String id) {
+  @Override
+  public Optional<SessionSnapshot> handing(String id) {
     return handovers.handing(id);
   }
 

@@ -1,5 +1,6 @@
 package io.tandem.core.replicator;
 
+import io.tandem.core.backup.BackupStore;
 import java.util.concurrent.atomic.LongAdder;
 
 /** The engine's monotonic counters, written from any thread; read as a {@link ReplicationStats} snapshot. */
@@ -34,4 +35,46 @@ final class ReplicationCounters {
   final LongAdder sessionsHandedOff = new LongAdder();
   final LongAdder backupsExpired = new LongAdder();
   final LongAdder unconfirmedWrites = new LongAdder();
+
+  /** These counters now, with the gauges of the owned sessions, the backups held and the ASYNC queue. */
+  ReplicationStats stats(OwnedSessions owned, BackupStore.BackupStats backup, int asyncQueued) {
+    return new ReplicationStats(
+        owned.size(),
+        owned.unprotectedCount(),
+        owned.lastRecovery(),
+        backup.sessions(),
+        backup.bytesHeld(),
+        backup.maxBytes(),
+        fullsSent.sum(),
+        deltasSent.sum(),
+        touchBatchesSent.sum(),
+        touchesSent.sum(),
+        invalidationsSent.sum(),
+        payloadBytesSent.sum(),
+        acks.sum(),
+        gapResends.sum(),
+        ackTimeouts.sum(),
+        sendFailures.sum(),
+        refusedByBuddy.sum(),
+        sessionsFenced.sum(),
+        asyncOverflows.sum(),
+        asyncQueued,
+        unsetMutationsDetected.sum(),
+        attributesNotReplicable.sum(),
+        stateTransferSessions.sum(),
+        stateTransferBytes.sum(),
+        sessionsAdopted.sum(),
+        sessionsPromoted.sum(),
+        sessionsMigratedIn.sum(),
+        sessionsMigratedOut.sum(),
+        sessionsHandedOff.sum(),
+        backupsExpired.sum(),
+        pausesDetected.sum(),
+        unconfirmedWrites.sum(),
+        slowAcks.sum(),
+        misjudgedViews.sum(),
+        sessionsTooLarge.sum(),
+        backupRefusalsFull.sum(),
+        backup.refusedFull());
+  }
 }

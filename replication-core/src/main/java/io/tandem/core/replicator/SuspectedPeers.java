@@ -37,8 +37,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * it, and one that refuses joins the dead ({@link #refusedAfterLeaving}).
  *
  * <p>Implementation notes: a concurrent set, written by the transport's event thread ({@link #suspect}, {@link
- * #clear}) and the membership thread ({@link #retainMembersOf}), read by anyone. The engine derives its buddy from it
- * under its ring lock, so two changes never interleave their re-protection. The memories of departed members are
+ * #clear}) and the membership thread ({@link #retainMembersOf}), always under {@link RingTracker}'s ring lock, read by
+ * anyone. The tracker derives the buddy from it under that lock, so two changes never interleave their re-protection.
+ * {@link #refusedAfterLeaving} runs on the maintenance thread without it. The memories of departed members are
  * synchronized, insertion-ordered maps of at most {@link #DEAD_REMEMBERED} ids each (the oldest is forgotten first:
  * forgetting one costs a 503 where a promotion was possible, never a wrong answer).
  */

@@ -13,10 +13,10 @@ import java.util.function.BooleanSupplier;
  * something new to say (a new buddy, or none) instead of polling.
  *
  * <p>Implementation notes: {@code generation} counts changes, and {@code next} is the future the next change completes.
- * Both are written only in {@link #changed}, under {@code this} (the engine calls it under its ring lock, so changes
- * never race; the monitor only keeps the pair consistent), and read without a lock: a waiter reads {@code next} before
- * it compares the generation, so a change made between the two is seen either as a new generation or as a completed
- * future, never missed. The future is completed after the monitor is released (no future completed under a lock:
+ * Both are written only in {@link #changed}, under {@code this} ({@link RingTracker} calls it under its ring lock, so
+ * changes never race; the monitor only keeps the pair consistent), and read without a lock: a waiter reads {@code
+ * next} before it compares the generation, so a change made between the two is seen either as a new generation or as
+ * a completed future, never missed. The future is completed after the monitor is released (no future completed under a lock:
  * whatever waits on it runs at once). The wait itself goes through the engine's {@link Waiter}: it blocks a request
  * thread in production and parks an actor in the simulation; its deadline is measured on the engine's ticker.
  */

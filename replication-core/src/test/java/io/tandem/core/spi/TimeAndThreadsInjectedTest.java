@@ -36,8 +36,9 @@ class TimeAndThreadsInjectedTest {
       "io/tandem/core/logging/RateLimitedLog.java", Set.of("System::nanoTime"),
       // The ASYNC sender and its reply thread: listed as blocking, to become non-blocking (not yet injected).
       "io/tandem/core/replicator/AsyncOutbox.java", Set.of("new Thread(", "ThreadPoolExecutor"),
-      // runMaintenance: CompletableFuture.runAsync on the maintenance scheduler, for tests that wait for a tick.
-      "io/tandem/core/replicator/ReplicationEngine.java", Set.of("Async("));
+      // runMaintenance (Maintenance.runNow): CompletableFuture.runAsync on the maintenance scheduler, for tests that
+      // wait for a tick.
+      "io/tandem/core/replicator/Maintenance.java", Set.of("Async("));
 
   @Test
   void mainCode_readsNoClockAndStartsNoThreadOfItsOwn_outsideTheRuntimesDefaults() throws IOException {

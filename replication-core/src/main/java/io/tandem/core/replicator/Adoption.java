@@ -1,0 +1,167 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.backup.BackupStore;
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.session.SessionSnapshot;
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.List;
+
+/**
+ * Takes sessions over from their bytes, and looks after the backups held here of owners that left. A session is
+ * adopted at the next epoch ({@link #adopt}): a dead owner's backups by the heir the ring names, a leaving owner's
+ * handoff, a promotion or migration ({@link Migrations}), a leftover copy no other member holds ({@link
+ * LeftoverCopies}, which this class keeps). The maintenance tick dials departed owners while this node is in
+ * quarantine, confirms leftover copies, and expires backups whose owner is gone and whose idle time has run out.
+ *
+ * <p>Implementation notes: no state of its own beyond {@link LeftoverCopies} (stateless too); what it takes over is
+ * claimed in {@link OwnedSessions} (concurrent) and refused at the old epoch by the {@link BackupStore}. Called on the
+ * membership's thread (a view change), request threads (promotion, migration), transport threads (a handoff) and the
+ * maintenance thread (the quarantine lifted, the tick); nothing here holds a lock across a send.
+ */
+final class Adoption {
+  /** The engine's logger: operators find these lines where they always were. */
+  private static final Logger LOG = System.getLogger(ReplicationEngine.class.getName());
+
+  private final NodeId local;
+  private final ReplicationConfig config;
+  private final BackupStore backups;
+  private final OwnedSessions owned;
+  private final UnknownSessions unknown;
+  private final ReplicationCounters counters;
+  private final StateTransfer stateTransfer;
+  private final RingTracker ring;
+  private final Quarantine quarantine;
+  private final Maintenance maintenance;
+  private final LeftoverCopies leftovers;
+
+  Adoption(NodeId local, ReplicationConfig config, BackupStore backups, OwnedSessions owned, UnknownSessions unknown,
+      ReplicationCounters counters, StateTransfer stateTransfer, RingTracker ring, Quarantine quarantine,
+      Locator locator, Maintenance maintenance) {
+    this.local = local;
+    this.config = config;
+    this.backups = backups;
+    this.owned = owned;
+    this.unknown = unknown;
+    this.counters = counters;
+    this.stateTransfer = stateTransfer;
+    this.ring = ring;
+    this.quarantine = quarantine;
+    this.maintenance = maintenance;
+    this.leftovers = new LeftoverCopies(local, backups, locator, ring::replicating, this::adopt);
+  }
+
+  LeftoverCopies leftovers() {
+    return leftovers;
+  }
+
+  /** Takes ownership of a session from its bytes at the next epoch, and queues it for this node's buddy. */
+  OwnedSession adopt(SessionSnapshot snapshot) {
+    // Whatever way it is adopted (promoted, a dead owner's, handed off), a former owner's copy at the old epoch that
+    // reaches this node later, as it wakes from a pause, must be refused here; stored as its backup, it would come
+    // back after this node ended the session.
+    backups.refuseUpTo(snapshot.id(), snapshot.epoch());
+    OwnedSession session =
+        new OwnedSession(snapshot.id(), snapshot.epoch() + 1, snapshot.version(), new SessionContent.Stored(snapshot));
+    if (!owned.add(session)) {
+      return owned.get(snapshot.id()).orElse(session);
+    }
+    unknown.appeared(snapshot.id());
+    counters.sessionsAdopted.increment();
+    stateTransfer.enqueue(session);
+    return session;
+  }
+
+  /**
+   * Adopts a session its leaving owner handed over. The owner captured it before the handoff was sent, and a request
+   * still running there may have flushed a later version to this node, its buddy, in between (and been answered 200):
+   * the newer of the two copies is adopted, never the older one over an acknowledged change.
+   */
+  void adoptHandoff(SessionSnapshot handed) {
+    SessionSnapshot newest = backups.take(handed.id()).map(BackupStore.BackupEntry::snapshot)
+        .filter(held -> held.epoch() > handed.epoch() || held.epoch() == handed.epoch() && held.version() > handed.version())
+        .orElse(handed);
+    adopt(newest);
+  }
+
+  /** A new view: the backups of each owner it no longer lists are adopted, unless this node is in quarantine. */
+  void ownersLeft(MembershipView next) {
+    for (NodeId owner : backups.owners()) {
+      if (!next.contains(owner)) {
+        if (quarantine.active()) {
+          LOG.log(Level.WARNING, "Node {0}: owner {1} left the view while this node is in quarantine after a pause; "
+              + "its sessions are not adopted until the membership has settled", local.value(), owner.value());
+        } else {
+          adoptAll(owner);
+        }
+      }
+    }
+  }
+
+  /** The quarantine was lifted: adopts the backups of owners that are not in {@code current}. */
+  void adoptAbsentOwners(MembershipView current) {
+    for (NodeId owner : backups.owners()) {
+      if (!current.contains(owner)) {
+        adoptAll(owner);
+      }
+    }
+  }
+
+  /** Whether this node holds a backup of {@code id} whose owner it saw die (see {@link SuspectedPeers#seenDying}). */
+  boolean heldFromADeadOwner(String id) {
+    return backups.entry(id).map(held -> ring.seenDying(held.owner())).orElse(false);
+  }
+
+  private void adoptAll(NodeId deadOwner) {
+    if (leftovers.isLeftover(deadOwner)) {
+      // The ring names another member heir: these copies may be older than the owner's last 200s (see LeftoverCopies).
+      LOG.log(Level.INFO, "Node {0}: owner {1} is gone; the copies held here are left from when this node was its buddy,"
+          + " and are adopted only if no other member holds them as new", local.value(), deadOwner.value());
+      maintenance.execute(this::confirmLeftoversNow); // dropped once the engine closed: nothing is adopted then
+      return;
+    }
+    List<BackupStore.BackupEntry> held = backups.heldFor(deadOwner);
+    LOG.log(Level.INFO, "Node {0}: owner {1} is gone; adopting its {2} sessions", local.value(), deadOwner.value(), held.size());
+    for (BackupStore.BackupEntry entry : held) {
+      backups.take(entry.snapshot().id()).ifPresent(taken -> adopt(taken.snapshot()));
+    }
+  }
+
+  // ---- maintenance tasks ------------------------------------------------------------------------------------------
+
+  /** In quarantine, dials the departed owners of backups held here (see {@link RingTracker#dialDepartedOwners}). */
+  void dialDepartedOwners(Maintenance.Tick tick) {
+    if (quarantine.active()) {
+      ring.dialDepartedOwners(backups.owners());
+    }
+  }
+
+  /** Confirms the leftover copies of owners that left the tick's view (see {@link LeftoverCopies#confirmDeparted}). */
+  void confirmLeftovers(Maintenance.Tick tick) {
+    confirmLeftovers(tick.view());
+  }
+
+  private void confirmLeftoversNow() {
+    confirmLeftovers(ring.view());
+  }
+
+  private void confirmLeftovers(MembershipView current) {
+    if (current != null && !quarantine.active()) {
+      leftovers.confirmDeparted(current);
+    }
+  }
+
+  /**
+   * Drops the backups of owners the tick's view does not list whose idle time ran out: against the last access the
+   * owner sent, which lags by up to {@code touchLagCap}, plus {@code orphanGrace}.
+   */
+  void expireOrphans(Maintenance.Tick tick) {
+    MembershipView current = tick.view();
+    if (current != null) {
+      long grace = config.touchLagCap().plus(config.orphanGrace()).toMillis();
+      counters.backupsExpired.add(backups.expireOrphans(current::contains, grace).size());
+    }
+  }
+}

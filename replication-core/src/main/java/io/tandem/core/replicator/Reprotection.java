@@ -1,0 +1,158 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.spi.MembershipView;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Ticker;
+import io.tandem.core.spi.Transport;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.Message.InvalidateReason;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Protection again after the buddy changed, and the release of the copies former buddies still hold. When the ring
+ * names another buddy, every owned session is marked unprotected and queued for the {@link StateTransfer} (a suspect
+ * one only once the quarantine confirms it), and its former buddy goes into the release ledger; the maintenance tick
+ * releases that copy once the session is protected on the new buddy, or no longer owned here (see {@link
+ * #releaseFormerBackups}). A migration that moved a session on puts the copy its former holder's buddy keeps into the
+ * same ledger ({@link #releaseLater}).
+ *
+ * <p>Implementation notes: {@code ledger} is a concurrent map, written under the ring lock ({@link #buddyChanged}, on
+ * the membership's or the transport's event thread), by request threads ({@link #releaseLater}), by the maintenance
+ * thread, which alone removes entries, and by transport threads (a release that failed is put back). This class holds
+ * no lock: a release is sent outside any, and {@link #buddyChanged} only marks and queues under the ring lock.
+ */
+final class Reprotection {
+  private final OwnedSessions owned;
+  private final Quarantine quarantine;
+  private final StateTransfer stateTransfer;
+  private final Transport transport;
+  private final Ticker ticker;
+  /** {@code tombstoneTtl}: how long a release waits for a former buddy that is out of the view to come back. */
+  private final long releaseWaitNanos;
+  /** Former buddies to release each session's copy at, and since when (see {@link #releaseFormerBackups}). */
+  private final Map<OwnedSession, Release> ledger = new ConcurrentHashMap<>();
+
+  Reprotection(OwnedSessions owned, Quarantine quarantine, StateTransfer stateTransfer, Transport transport,
+      Ticker ticker, Duration releaseWait) {
+    this.owned = owned;
+    this.quarantine = quarantine;
+    this.stateTransfer = stateTransfer;
+    this.transport = transport;
+    this.ticker = ticker;
+    this.releaseWaitNanos = releaseWait.toNanos();
+  }
+
+  /**
+   * The ring names another buddy (under the ring lock): every owned session is sent in full to the new one (a suspect
+   * copy only once confirmed: it may be one the cluster ended), and a former buddy still alive drops its copies once
+   * they are protected elsewhere.
+   */
+  void buddyChanged(NodeId former) {
+    for (OwnedSession session : owned.all()) {
+      owned.markUnprotected(session);
+      if (former != null) {
+        // Also when it left the view (paused, cut off): it keeps its copies, and comes back with them.
+        ledger.put(session, new Release(former, ticker.read(), false));
+      }
+      if (!quarantine.isSuspect(session.id())) {
+        stateTransfer.enqueue(session);
+      }
+    }
+  }
+
+  /** Sends a confirmed session to the buddy if it has no copy there (see {@link Quarantine.Engine#protect}). */
+  void protect(OwnedSession session) {
+    if (!session.isProtected()) {
+      stateTransfer.enqueue(session);
+    }
+  }
+
+  /**
+   * Releases {@code former}'s copy of a session that moved on (its former holder, or that holder's buddy) as soon as
+   * the session is protected here, and until it answers.
+   */
+  void releaseLater(OwnedSession session, NodeId former) {
+    ledger.putIfAbsent(session, new Release(former, ticker.read(), true));
+  }
+
+  /**
+   * The buddy {@code to} acknowledged the session: the copy its former holder keeps is released now, not at the next
+   * tick. The holder keeps its copy and its buddy's until then ({@link Handovers}), and answers its requests for the
+   * session 503 meanwhile. Former buddies after a ring change wait for the tick, as before.
+   */
+  void protectedAnew(OwnedSession session, NodeId to, MembershipView current) {
+    Release release = ledger.get(session);
+    if (release != null && release.atOnce() && current != null) {
+      releaseOne(session, release, current, to, ticker.read());
+    }
+  }
+
+  /** The maintenance task: {@link #releaseFormerBackups(MembershipView, NodeId)} once there is a view. */
+  void releaseFormerBackups(Maintenance.Tick tick) {
+    if (tick.view() != null) {
+      releaseFormerBackups(tick.view(), tick.buddy());
+    }
+  }
+
+  /**
+   * Once a session is protected on its new buddy, or no longer owned here (ended, handed on, fenced), the previous
+   * buddy (still alive after a join moved the ring) drops its now-redundant copy. Not before: until then that copy
+   * is the only backup. A release lost on the way is
+   * sent again by the next tick, as long as the former buddy is a member: a copy left behind stops receiving updates
+   * but lives on (its owner is alive), and a stale copy held by a member is one that a later takeover could find.
+   */
+  private void releaseFormerBackups(MembershipView current, NodeId to) {
+    // Over a copy of the ledger: a release that fails at once (a peer whose redial was refused) puts its entry back
+    // from inside the loop, and an iterator over the live map may meet it again, and again: the maintenance thread
+    // spun so, found by the simulation (SimulationSeedsTest).
+    long now = ticker.read();
+    for (Map.Entry<OwnedSession, Release> entry : List.copyOf(ledger.entrySet())) {
+      releaseOne(entry.getKey(), entry.getValue(), current, to, now);
+    }
+  }
+
+  /** One entry of the ledger: released if its time has come. */
+  private void releaseOne(OwnedSession session, Release release, MembershipView current, NodeId to, long now) {
+    NodeId former = release.former();
+    // A session that ended, moved on or was fenced before its new buddy had it is released too: its former buddy is
+    // no longer its buddy, nobody else would ever tell it, and a copy left there would be adopted, stale or ended,
+    // the day its owner leaves the view.
+    if (!session.isActive() || session.isProtected()) {
+      if (!current.contains(former) && now - release.sinceNanos() < releaseWaitNanos) {
+        // Away (paused, cut off): released when it is back, for as long as tombstones live. Forgotten, the copy it
+        // kept of a session that ended meanwhile was adopted, ended, the day this node stopped (docs/protocol.md
+        // 11.2; the simulation found it).
+        return;
+      }
+      if (!ledger.remove(session, release)) {
+        return;
+      }
+      // The current buddy keeps the copy of a session still owned here; of one that moved on it keeps nothing. Of
+      // one that ended, the former buddy keeps that it ended.
+      InvalidateReason reason = session.isGone() ? InvalidateReason.INVALIDATED : InvalidateReason.RELEASED;
+      if (current.contains(former) && (!session.isActive() || !former.equals(to))) {
+        transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), reason))
+            .whenComplete((reply, failure) -> {
+              if (failure != null) {
+                ledger.putIfAbsent(session, release); // the next tick sends it again
+              }
+            });
+        // An id a login gave up while the release waited: the former buddy may hold its copy under that id, which
+        // it would adopt as a live session the day this node died (docs/protocol.md 11.2). It ended, for good.
+        for (String given : session.formerIds()) {
+          transport.request(former, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
+        }
+      }
+    }
+  }
+
+  /**
+   * A former buddy (or holder) that keeps a copy of a session until it is released, and since when (the engine's
+   * ticker); {@code atOnce} when it is released as soon as the buddy acknowledges the session rather than at the next
+   * tick (see {@link #protectedAnew}).
+   */
+  private record Release(NodeId former, long sinceNanos, boolean atOnce) {}
+}

@@ -1,0 +1,98 @@
+package io.tandem.core.replicator;
+
+import io.tandem.core.config.ReplicationConfig;
+import io.tandem.core.logging.RateLimitedLog;
+import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Transport;
+import io.tandem.core.wire.Message;
+import io.tandem.core.wire.Message.InvalidateReason;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * What the {@link StateTransfer}'s answers mean for each session it sent: protected on the buddy (which then hears of
+ * the ids a login gave up meanwhile), refused (fenced when the cluster moved on from the copy, else unprotected again),
+ * or not sent at all.
+ *
+ * <p>Implementation notes: no state of its own; called on transport threads (replies) and the maintenance thread
+ * (sessions skipped as too large), and by request threads through {@link #tellIdsGivenUp}.
+ */
+final class TransferOutcomes implements StateTransfer.Callbacks {
+  private final RingTracker ring;
+  private final OwnedSessions owned;
+  private final Transport transport;
+  private final ReplicationConfig config;
+  private final ReplicationCounters counters;
+  private final RateLimitedLog log;
+  private final BiConsumer<OwnedSession, String> fence;
+
+  /** Told that the buddy holds the session again: a holder it was migrated from is released then ({@link Reprotection}). */
+  private final BiConsumer<OwnedSession, NodeId> protectedAnew;
+
+  TransferOutcomes(RingTracker ring, OwnedSessions owned, Transport transport, ReplicationConfig config,
+      ReplicationCounters counters, RateLimitedLog log, BiConsumer<OwnedSession, String> fence,
+      BiConsumer<OwnedSession, NodeId> protectedAnew) {
+    this.protectedAnew = protectedAnew;
+    this.ring = ring;
+    this.owned = owned;
+    this.transport = transport;
+    this.config = config;
+    this.counters = counters;
+    this.log = log;
+    this.fence = fence;
+  }
+
+  /** A bulk {@code Ack}: protected, if it came from the current buddy. */
+  @Override
+  public void protectedAt(OwnedSession session, NodeId to, long version) {
+    counters.acks.increment();
+    if (to.equals(ring.buddy()) && owned.markProtected(session, version)) {
+      tellIdsGivenUp(session, to);
+    }
+  }
+
+  @Override
+  public void refused(OwnedSession session, NodeId to, Message.Nack refusal) {
+    if (refusal.reason() == Message.Nack.Reason.STALE_EPOCH || refusal.reason() == Message.Nack.Reason.INVALIDATED) {
+      // As a refused update: the cluster moved on from this copy (taken over, or ended).
+      fence.accept(session, "buddy " + to.value() + " refused its copy: " + refusal.reason() + " " + refusal.detail());
+      return;
+    }
+    counters.refusedByBuddy.increment();
+    if (refusal.reason() == Message.Nack.Reason.BACKUP_STORE_FULL) {
+      // Stays marked for a full copy: the tick sends it again (paced by stateTransferRate) until the buddy
+      // has room or the ring names another buddy.
+      counters.backupRefusalsFull.increment();
+    }
+    log.warn("transfer-refused:" + to, "Buddy " + to.value() + " refused the copy of session [" + session.id()
+        + "]: " + refusal.reason() + " " + refusal.detail());
+    owned.markUnprotected(session);
+  }
+
+  @Override
+  public void skippedTooLarge(OwnedSession session, long wireBytes) {
+    // Counted in sessionsTooLarge when its copy was built. Not re-sent every tick: it stays without a
+    // backup (sessionsWithoutBackup) until a request changes it.
+    log.warn("transfer-too-large:" + session.id(), "Session [" + session.id() + "] is not re-protected: its"
+        + " copy is " + wireBytes + " bytes without any attribute (its principal and notes), over"
+        + " maxSessionSize of " + config.maxSessionSize() + " bytes");
+  }
+
+  @Override
+  public void failed(List<OwnedSession> sessions, NodeId to, Throwable cause) {
+    counters.sendFailures.increment();
+    log.warn("transfer:" + to, "State transfer of " + sessions.size() + " sessions to " + to + " failed: " + cause);
+    sessions.forEach(owned::markUnprotected);
+  }
+
+  /**
+   * The buddy {@code to} holds a copy of the session again (a bulk ack here, or a flush: see {@link
+   * OwnerWrites.Engine#protectedAnew}): each id the session gave up ended, for good.
+   */
+  void tellIdsGivenUp(OwnedSession session, NodeId to) {
+    for (String given : session.formerIds()) {
+      transport.request(to, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
+    }
+    protectedAnew.accept(session, to);
+  }
+}
