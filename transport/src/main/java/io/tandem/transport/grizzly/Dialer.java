@@ -15,9 +15,9 @@ import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
  * Opens the connections this node dials: to members whose id sorts after its own, when a view names them or a request
  * waits for them, and again after a close or a failed connect, backing off from {@link
  * GrizzlyTransportConfig#reconnectBackoffMin()} to {@link GrizzlyTransportConfig#reconnectBackoffMax()}. At most one
- * dial per peer is under way ({@link Peer.Dial}); a connect is matched to its dial by the address dialed.
+ * dial per peer is under way ({@link PeerDial}); a connect is matched to its dial by the address dialed.
  *
- * <p>Implementation notes: stateless apart from its collaborators (each peer's dial is its {@link Peer}'s). {@link
+ * <p>Implementation notes: stateless apart from its collaborators (each peer's dial is its {@link PeerDial}). {@link
  * #dial} runs on any thread, and connects outside every lock: a connect that fails at once runs its failure on the
  * calling thread, which completes futures. Redials run on the timer thread; connects complete on selector threads.
  */
@@ -64,7 +64,8 @@ final class Dialer {
   }
 
   private void connectFailed(Peer peer, InetSocketAddress address, Throwable error) {
-    long lost = peer.dialFailed(address);
+    peer.dial.failed(address);
+    long lost = peer.lostToken();
     if (lost != 0 && error instanceof ConnectException
         && String.valueOf(error.getMessage()).toLowerCase(Locale.ROOT).contains("refused")) {
       losses.redialRefused(peer, lost, address);
@@ -78,7 +79,7 @@ final class Dialer {
     if (run.closed() || peer.address() == null || local.compareTo(peer.id) > 0) {
       return;
     }
-    Duration delay = peer.nextBackoff(config.reconnectBackoffMin(), config.reconnectBackoffMax());
+    Duration delay = peer.dial.nextBackoff(config.reconnectBackoffMin(), config.reconnectBackoffMax());
     threads.schedule(() -> dial(peer), delay.toMillis());
   }
 
@@ -90,7 +91,7 @@ final class Dialer {
     SocketAddress address = (SocketAddress) connection.getPeerAddress();
     Peer peer = peers.dialing(address);
     PeerConnection dialed = peer == null ? null : connections.dialed(connection, peer.id);
-    if (dialed == null || !peer.connected(address, dialed)) {
+    if (dialed == null || !peer.dial.connected(address, dialed)) {
       if (dialed != null) {
         connections.remove(dialed);
       }

@@ -56,9 +56,8 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  * ConnectionTable} and {@link TransportThreads}.
  *
  * <p>Implementation notes: {@code grizzly} is written once by {@link #start} (synchronized, volatile) before any
- * connection can read; {@code hooks} is a test's, volatile. Everything else here is final. No lock is held while a
- * future is completed, a frame is written or a connection is dialed: a caller may hold a session lock that a future's
- * callback also takes.
+ * connection can read; {@code hooks} is a test's (volatile); the rest is final. No lock is held while a future is
+ * completed, a frame written or a connection dialed: a caller may hold a session lock that a future's callback takes.
  */
 public final class GrizzlyTransport implements Transport, MemberProber {
   private static final Logger LOG = System.getLogger(GrizzlyTransport.class.getName());
@@ -159,7 +158,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
         .build();
     run.started();
     grizzly.start();
-    threads.every(this::sweepSafely, deadlines.periodMillis());
+    threads.every(() -> deadlines.sweepLogged(connections.all()), deadlines.periodMillis());
     TCPNIOServerConnection server = grizzly.bind(config.bindHost(), config.port());
     boundAddress = (InetSocketAddress) server.getLocalAddress();
     LOG.log(Level.INFO, "Tandem transport of {0} listening on {1} ({2})", local.value(), localAddress(), config);
@@ -210,14 +209,6 @@ public final class GrizzlyTransport implements Transport, MemberProber {
     deadlines.sweep(connections.all());
   }
 
-  private void sweepSafely() {
-    try {
-      sweepNow();
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "Tandem transport " + local.value() + ": connection deadline sweep failed", e);
-    }
-  }
-
   /**
    * Runs a handshake with {@code member} on a short-lived connection of its own (see {@link MemberProbe}), so that
    * membership can admit only members that hold the secret. A refusal is counted under {@link #refusedMembers()}.
@@ -233,11 +224,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   }
 
   public TransportStats stats() {
-    return new TransportStats(counters.accepted.sum(), counters.dialed.sum(), refusals.failedAuthentications(),
-        refusals.count(RefusalCause.REFUSED_FRAME), refusals.count(RefusalCause.CORRUPT_FRAMING), counters.backPressure.sum(),
-        counters.sent.sum(), counters.timedOut.sum(), counters.served.sum(), refusals.snapshot(), unauthenticated.count(),
-        probes.refusedCount(), counters.framesWritten.sum(), counters.writes.sum(), counters.callerWrites.sum(),
-        counters.rangeAcks.sum(), counters.acksForNothingSent.sum());
+    return counters.stats(refusals, unauthenticated.count(), probes.refusedCount());
   }
 
   /** How many times a peer's connection closed and its host refused a new one at once (each reported as gone). */

@@ -5,7 +5,6 @@ import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.Message;
 import io.tandem.transport.grizzly.WaitingRequests.Waiting;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,26 +13,23 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One member of the view, or one peer that authenticated, as this transport sees it: where it listens, the connection
- * requests go on, this node's attempt to connect to it, the requests waiting for a connection, and what is known about
- * the loss of its last connection. Two small state machines run side by side, because a redial runs while the peer
- * is lost or refused and must not make requests wait again:
+ * requests go on, this node's attempt to connect to it ({@link PeerDial}), the requests waiting for a connection, and
+ * what is known about the loss of its last connection. Its {@link State} is what a request to it meets:
  *
  * <pre>
- * State (what a request meets):
- *   DISCONNECTED --authenticated--> READY --closed, still a member--> LOST --host refused a new one--> REFUSED
- *   READY --closed, not a member (or transport closing)--> DISCONNECTED
+ *   DISCONNECTED --authenticated--> READY --closed, still a member--> LOST --its host refused a new one--> REFUSED
+ *   READY --closed, not a member (or the transport closing)--> DISCONNECTED
  *   LOST, REFUSED --authenticated--> READY          any --left the view--> DISCONNECTED
- *
- * Dial (this node's attempt; only the member with the lower id dials):
- *   IDLE --dial--> CONNECTING --connected--> HANDSHAKING --authenticated, or closed--> IDLE
- *   CONNECTING --connect failed--> IDLE   (a redial follows after the backoff)
  * </pre>
  *
- * <p>Implementation notes: every field is guarded by {@code lock}, held only for the bookkeeping: a caller does the
- * I/O, writes and future completions a transition calls for after it returns. {@code current} and {@code waiting}
- * are also volatile, so that a send can find a ready connection with nothing queued before it without the lock (see
- * {@link RequestSender}). Entries are never removed from the {@link PeerTable}, so a transition never races the
- * retirement of its peer; a member that left is DISCONNECTED with no address.
+ * <p>The dial runs beside it: a lost or refused peer is redialed, and its requests do not wait again meanwhile.
+ *
+ * <p>Implementation notes: every field is guarded by {@code lock} (its {@link PeerDial} shares it), held only for the
+ * bookkeeping: the caller does the I/O, writes and future completions a transition calls for, after it returns.
+ * {@code current} and {@code waiting} are also volatile, so that a send can find a ready connection with nothing
+ * queued before it without the lock (see {@link RequestSender}). Entries are never removed from the {@link
+ * PeerTable}, so a transition never races the retirement of its peer; a member that left is DISCONNECTED with no
+ * address.
  */
 final class Peer {
   enum State {
@@ -45,14 +41,6 @@ final class Peer {
     LOST,
     /** Since the loss its host refused a new connection: its process is gone. Requests fail at once. */
     REFUSED
-  }
-
-  enum Dial {
-    IDLE,
-    /** A connect to {@code dialedAddress} is under way. */
-    CONNECTING,
-    /** The connection this node dialed is in its handshake. */
-    HANDSHAKING
   }
 
   /** What a request found: a connection to send on, a queue to drain onto it, a queue joined, or nothing. */
@@ -69,52 +57,32 @@ final class Peer {
 
   final NodeId id;
   private final Object lock = new Object();
-
+  /** This node's attempt to connect; shares this peer's lock. */
+  final PeerDial dial = new PeerDial(lock);
   /** Where the member listens; null while it is not a member of the view. */
   @GuardedBy("lock")
   private InetSocketAddress address;
-
   @GuardedBy("lock")
   private State state = State.DISCONNECTED;
-
   /** The ready connection; non-null exactly in READY. */
   @GuardedBy("lock")
   private volatile PeerConnection current;
-
   /** Created only while no connection is ready; removed once drained onto one, or failed. */
   @GuardedBy("lock")
   private volatile WaitingRequests waiting;
-
-  /** Every connection of this peer that became ready and has not closed (a member that left keeps its own open). */
+  /** Its connections that became ready and have not closed (one kept for its replies after the peer left, say). */
   @GuardedBy("lock")
   private final Set<PeerConnection> authenticated = new LinkedHashSet<>();
-
-  @GuardedBy("lock")
-  private Dial dial = Dial.IDLE;
-
-  @GuardedBy("lock")
-  private InetSocketAddress dialedAddress;
-
-  @GuardedBy("lock")
-  private PeerConnection dialed;
-
   /** Losses so far; the last one's number is the token a redial check must still match to report a refusal. */
   @GuardedBy("lock")
   private long losses;
-
   /** The token of the loss that LOST or REFUSED stands for; 0 when none since the peer was last ready. */
   @GuardedBy("lock")
   private long lostToken;
 
-  /** The last redial delay; null until a dial fails, reset once ready. */
-  @GuardedBy("lock")
-  private Duration backoff;
-
   Peer(NodeId id) {
     this.id = id;
   }
-
-  // ---- membership ------------------------------------------------------------------------------------------------
 
   void joined(InetSocketAddress listensAt) {
     synchronized (lock) {
@@ -158,8 +126,6 @@ final class Peer {
       }
     }
   }
-
-  // ---- requests --------------------------------------------------------------------------------------------------
 
   /** The ready connection, read without the lock: see {@link RequestSender}'s ordering argument. */
   @SuppressWarnings("GuardedBy")
@@ -225,62 +191,19 @@ final class Peer {
     return queue == null ? List.of() : queue.takeAll();
   }
 
-  // ---- dialing ---------------------------------------------------------------------------------------------------
-
-  /** IDLE to CONNECTING; the address to dial, or null when there is nothing to dial or a dial is under way. */
+  /** Starts a dial (see {@link PeerDial}); the address to dial, or null if it is ready, not a member or dialed. */
   InetSocketAddress startDial() {
     synchronized (lock) {
-      if (address == null || current != null || dial != Dial.IDLE) {
-        return null;
-      }
-      dial = Dial.CONNECTING;
-      dialedAddress = address;
-      return address;
+      return address == null || current != null || !dial.start(address) ? null : address;
     }
   }
 
-  boolean dialing(SocketAddress to) {
+  /** The token of the loss the peer is in, or 0: a refused redial then reports it (see {@link LossDetector}). */
+  long lostToken() {
     synchronized (lock) {
-      return dial == Dial.CONNECTING && to.equals(dialedAddress);
-    }
-  }
-
-  /**
-   * CONNECTING to HANDSHAKING in one step: in between, a concurrent request would see neither and dial a second
-   * connection, whose handshake then closes this one along with the requests already sent on it.
-   */
-  boolean connected(SocketAddress to, PeerConnection connection) {
-    synchronized (lock) {
-      if (dial != Dial.CONNECTING || !to.equals(dialedAddress)) {
-        return false;
-      }
-      dial = Dial.HANDSHAKING;
-      dialedAddress = null;
-      dialed = connection;
-      return true;
-    }
-  }
-
-  /** CONNECTING to IDLE; the token of the loss the peer is in, or 0 (a refused redial then reports it). */
-  long dialFailed(SocketAddress to) {
-    synchronized (lock) {
-      if (dial == Dial.CONNECTING && to.equals(dialedAddress)) {
-        dial = Dial.IDLE;
-        dialedAddress = null;
-      }
       return lostToken;
     }
   }
-
-  /** The next redial delay: {@code min} first, then doubled up to {@code max}. */
-  Duration nextBackoff(Duration min, Duration max) {
-    synchronized (lock) {
-      backoff = backoff == null ? min : backoff.multipliedBy(2).compareTo(max) > 0 ? max : backoff.multipliedBy(2);
-      return backoff;
-    }
-  }
-
-  // ---- connections -----------------------------------------------------------------------------------------------
 
   /** The connection authenticated: it becomes the one requests go on, and whatever was known against the peer goes. */
   Readiness ready(PeerConnection connection) {
@@ -290,11 +213,7 @@ final class Peer {
       current = connection;
       state = State.READY;
       authenticated.add(connection);
-      if (dialed == connection) {
-        dial = Dial.IDLE;
-        dialed = null;
-      }
-      backoff = null;
+      dial.settled(connection, true);
       lostToken = 0;
       WaitingRequests queue = waiting;
       if (queue != null && queue.draining) {
@@ -310,10 +229,7 @@ final class Peer {
   Loss closed(PeerConnection connection, boolean transportClosing) {
     synchronized (lock) {
       authenticated.remove(connection);
-      if (dialed == connection) {
-        dial = Dial.IDLE;
-        dialed = null;
-      }
+      dial.settled(connection, false);
       if (current != connection) {
         return new Loss(false, 0, null);
       }
@@ -345,12 +261,6 @@ final class Peer {
   State state() {
     synchronized (lock) {
       return state;
-    }
-  }
-
-  Dial dial() {
-    synchronized (lock) {
-      return dial;
     }
   }
 

@@ -57,7 +57,7 @@ final class PeerTable {
   /** The peer this node is connecting to at {@code address}, or null. */
   Peer dialing(SocketAddress address) {
     for (Peer peer : peers.values()) {
-      if (peer.dialing(address)) {
+      if (peer.dial.connecting(address)) {
         return peer;
       }
     }
