@@ -55,8 +55,8 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  * closed), {@link RequestSender}, {@link LossDetector} (fast death detection), {@link MemberProbes}, {@link
  * ConnectionTable} and {@link TransportThreads}.
  *
- * <p>Implementation notes: {@code grizzly} is written once by {@link #start} (synchronized, volatile) before any
- * connection can read; {@code hooks} is a test's (volatile); the rest is final. No lock is held while a future is
+ * <p>Implementation notes: {@code grizzly} and {@code boundAddress} are written once by {@link #start} (synchronized,
+ * volatile), before any connection can read; {@code hooks} is a test's (volatile); the rest is final. No lock is held while a future is
  * completed, a frame written or a connection dialed: a caller may hold a session lock that a future's callback takes.
  */
 public final class GrizzlyTransport implements Transport, MemberProber {
