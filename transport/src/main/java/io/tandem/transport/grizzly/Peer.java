@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
  *   DISCONNECTED --authenticated--> READY --closed, still a member--> LOST --its host refused a new one--> REFUSED
  *   READY --closed, not a member (or the transport closing)--> DISCONNECTED
  *   LOST, REFUSED --authenticated--> READY          any --left the view--> DISCONNECTED
+ *   DISCONNECTED --back in the view, a connection kept for its replies still open--> READY
  * </pre>
  *
  * <p>The dial runs beside it: a lost or refused peer is redialed, and its requests do not wait again meanwhile.
@@ -84,9 +85,16 @@ final class Peer {
     this.id = id;
   }
 
+  /**
+   * A member of the view listens at {@code listensAt}. One back in the view whose connection was kept open for its
+   * pending replies gets that connection back in the same step: were the address set first, a request or a redial in
+   * between would find no ready connection and dial a second one, whose handshake would then close the kept one and
+   * fail the replies it was kept for.
+   */
   void joined(InetSocketAddress listensAt) {
     synchronized (lock) {
       address = listensAt;
+      reinstateLocked();
     }
   }
 
@@ -111,18 +119,17 @@ final class Peer {
     }
   }
 
-  /** A member back in the view whose connection was kept open for its pending replies gets that connection back. */
-  void reinstate() {
-    synchronized (lock) {
-      if (current != null) {
+  /** With no ready connection, one of its authenticated connections still open becomes the ready one. */
+  @GuardedBy("lock")
+  private void reinstateLocked() {
+    if (current != null) {
+      return;
+    }
+    for (PeerConnection connection : authenticated) {
+      if (connection.state() == PeerConnection.State.READY) {
+        current = connection;
+        state = State.READY;
         return;
-      }
-      for (PeerConnection connection : authenticated) {
-        if (connection.state() == PeerConnection.State.READY) {
-          current = connection;
-          state = State.READY;
-          return;
-        }
       }
     }
   }

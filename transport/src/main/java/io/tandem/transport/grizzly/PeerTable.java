@@ -71,6 +71,7 @@ final class PeerTable {
   List<Peer> apply(MembershipView view) {
     for (Member member : view.members()) {
       if (!member.id().equals(local)) {
+        // a member back in the view gets its kept connection back in the same step (see Peer.joined)
         address(member).ifPresent(a -> peers.computeIfAbsent(member.id(), Peer::new).joined(a));
       }
     }
@@ -92,7 +93,6 @@ final class PeerTable {
     }
     List<Peer> toDial = new ArrayList<>();
     for (Peer peer : members) {
-      peer.reinstate();
       if (local.compareTo(peer.id) < 0 && peer.readyWithoutLock() == null) {
         toDial.add(peer);
       }

@@ -135,8 +135,29 @@ class PeerTest {
     assertThat(peer.left()).as("not a member any more").isNull();
 
     peer.joined(ADDRESS);
-    peer.reinstate();
     assertThat(peer.readyWithoutLock()).isSameAs(connection);
+    assertThat(peer.state()).isEqualTo(Peer.State.READY);
+  }
+
+  /**
+   * A view change names a member again whose dialed connection was kept for the replies it owes: a request or a
+   * redial right after must find that connection, not dial a second one, whose handshake would replace the kept one
+   * and close it, failing those replies (a migrated session's only copy, say).
+   */
+  @Test
+  void joined_withTheDialedConnectionKeptForItsReplies_isReadyOnIt_inTheSameStep_soNothingDialsASecond() {
+    peer.joined(ADDRESS);
+    assertThat(peer.startDial()).isEqualTo(ADDRESS);
+    PeerConnection kept = connection(true);
+    assertThat(peer.dial.connected(ADDRESS, kept)).isTrue();
+    peer.ready(kept);
+    assertThat(peer.left().connection()).isSameAs(kept);
+
+    peer.joined(ADDRESS);
+    assertThat(peer.startDial()).as("a redial, or a request's dial, right after the view named it again").isNull();
+    assertThat(peer.dial.state()).isEqualTo(PeerDial.State.IDLE);
+    assertThat(peer.admit(request())).as("a request goes on the kept connection")
+        .isEqualTo(new Peer.Admission(kept, null, false, false));
     assertThat(peer.state()).isEqualTo(Peer.State.READY);
   }
 
