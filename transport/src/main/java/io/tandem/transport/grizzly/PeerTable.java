@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Every {@link Peer} this transport knows, by node id: the members of the view, and any peer that authenticated. A
@@ -110,7 +111,11 @@ final class PeerTable {
       connection.connection.closeSilently();
       return;
     }
-    threads.schedule(() -> connection.connection.closeSilently(), config.requestTimeout().toMillis());
+    try {
+      threads.schedule(() -> connection.connection.closeSilently(), config.requestTimeout().toMillis());
+    } catch (RejectedExecutionException e) {
+      connection.connection.closeSilently(); // the transport is closing: no reply would be read now
+    }
   }
 
   /** Where {@code member} listens, or empty (logged) when its advertised address is not {@code host:port}. */

@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -79,13 +80,30 @@ final class RequestSender {
           ? "its connection closed and its host refused a new one" : "not a member of the current view"));
     } else if (admission.toDrain() != null) {
       drain(peer, admission.toDrain(), admission.connection());
+    } else if (run.closed()) {
+      failClosing(peer, reply); // queued after close() failed the queue: nothing else would
     } else {
       if (admission.connection() == null && local.compareTo(to) < 0) {
         dialer.dial(peer);
       }
-      threads.schedule(() -> expireWaiting(peer, reply), config.connectTimeout().toMillis());
+      try {
+        threads.schedule(() -> expireWaiting(peer, reply), config.connectTimeout().toMillis());
+      } catch (RejectedExecutionException e) {
+        failClosing(peer, reply);
+      }
     }
     return reply;
+  }
+
+  /**
+   * A request that joined a peer's queue as the transport closed: close() sets the closed flag before it fails every
+   * queue, so either it took the request along or the check after queueing sees the flag and this removes and fails
+   * it; its connect timeout may never run, the timer being shut down. Only the one that removes it completes it.
+   */
+  private void failClosing(Peer peer, CompletableFuture<Message> reply) {
+    if (peer.expire(reply)) {
+      reply.completeExceptionally(new PeerUnreachableException(peer.id, "transport closed"));
+    }
   }
 
   /** Fails a request still queued for a connection after the connect timeout; one already sent is left alone. */
