@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.EmptyCompletionHandler;
@@ -80,7 +81,11 @@ final class Dialer {
       return;
     }
     Duration delay = peer.dial.nextBackoff(config.reconnectBackoffMin(), config.reconnectBackoffMax());
-    threads.schedule(() -> dial(peer), delay.toMillis());
+    try {
+      threads.schedule(() -> dial(peer), delay.toMillis());
+    } catch (RejectedExecutionException e) {
+      // the transport closed since the check above: nothing is redialed any more
+    }
   }
 
   /**
