@@ -1,6 +1,8 @@
 package io.tandem.transport.grizzly;
 
 import io.tandem.core.config.Units;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import java.util.Collection;
 import java.util.function.LongSupplier;
 
@@ -16,6 +18,8 @@ import java.util.function.LongSupplier;
  * concurrent removals.
  */
 final class DeadlineSweep {
+  private static final Logger LOG = System.getLogger(GrizzlyTransport.class.getName());
+
   /** Closes a connection, counting and logging why. */
   interface Refuser {
     void refuse(PeerConnection connection, RefusalCause cause, String why);
@@ -41,6 +45,15 @@ final class DeadlineSweep {
     long shortest = Math.min(Math.min(config.handshakeTimeout().toMillis(), config.stalledFrameTimeout().toMillis()) / 4,
         config.requestTimeout().toMillis() / 10);
     return Math.max(10, Math.min(1000, shortest));
+  }
+
+  /** The timer's sweep: a failure is logged, and the next sweep runs as planned. */
+  void sweepLogged(Collection<PeerConnection> connections) {
+    try {
+      sweep(connections);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "Tandem transport " + config.localNode().value() + ": connection deadline sweep failed", e);
+    }
   }
 
   void sweep(Collection<PeerConnection> connections) {

@@ -14,7 +14,7 @@ import org.glassfish.grizzly.Connection;
  * <p>Implementation notes: {@code state}, {@code peer}, the nonces, the peer's versions and the version spoken are written during the handshake by the
  * connection's read thread and read elsewhere only after the state is READY (volatile publish). The decoder is
  * used only by the read thread, and so is {@code replies}. {@code pending} and {@code outbound} are lock-free and
- * say who owns what in their own notes. Sends take no lock (see {@code GrizzlyTransport#send}). {@code frameStartedAt} is written by the read thread
+ * say who owns what in their own notes. Sends take no lock (see {@code RequestSender#send}). {@code frameStartedAt} is written by the read thread
  * and read by the transport's deadline sweep; {@code unauthenticatedSlot} is released once, by whichever of
  * authentication or close comes first.
  */

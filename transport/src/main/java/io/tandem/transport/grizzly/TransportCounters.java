@@ -17,4 +17,11 @@ final class TransportCounters {
   final LongAdder callerWrites = new LongAdder();
   /** Peers whose connection closed and whose host then refused a new one (fast death detection). */
   final LongAdder refusedRedials = new LongAdder();
+
+  TransportStats stats(Refusals refusals, int unauthenticatedConnections, int refusedMembers) {
+    return new TransportStats(accepted.sum(), dialed.sum(), refusals.failedAuthentications(),
+        refusals.count(RefusalCause.REFUSED_FRAME), refusals.count(RefusalCause.CORRUPT_FRAMING), backPressure.sum(),
+        sent.sum(), timedOut.sum(), served.sum(), refusals.snapshot(), unauthenticatedConnections, refusedMembers,
+        framesWritten.sum(), writes.sum(), callerWrites.sum(), rangeAcks.sum(), acksForNothingSent.sum());
   }
+}

@@ -116,7 +116,7 @@ class GrizzlyTransportLockDisciplineTest {
     assertThat(peer.read().correlationId()).isEqualTo(1); // the server has made the connection ready
     CountDownLatch closed = new CountDownLatch(1);
     AtomicBoolean first = new AtomicBoolean(true);
-    server.hooks(new GrizzlyTransport.Hooks() {
+    server.hooks(new TransportHooks() {
       @Override
       public void beforeRegisteringReply(PeerConnection connection) {
         if (first.getAndSet(false)) {
