@@ -87,9 +87,12 @@ final class Adoption {
   }
 
   /** A new view: the backups of each owner it no longer lists are adopted, unless this node is in quarantine. */
-  void ownersLeft(MembershipView next) {
+  void ownersLeft(MembershipView previous, MembershipView next) {
     for (NodeId owner : backups.owners()) {
-      if (!next.contains(owner)) {
+      // An owner that restarted under its id (faster than the failure detector) came back without its sessions: the
+      // copies held here are nobody's, as if it had left. A copy its new run sent meanwhile is adopted too, and its
+      // next write fenced: nothing acknowledged is lost, and nobody else would ever take the old run's copies.
+      if (!next.contains(owner) || next.restartedSince(previous, owner)) {
         if (quarantine.active()) {
           LOG.log(Level.WARNING, "Node {0}: owner {1} left the view while this node is in quarantine after a pause; "
               + "its sessions are not adopted until the membership has settled", local.value(), owner.value());

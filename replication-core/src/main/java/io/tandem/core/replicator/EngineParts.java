@@ -149,8 +149,9 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
    */
   void onView(MembershipView next) {
     quarantine.checkPause();
+    MembershipView previous = ring.view();
     if (ring.install(next)) {
-      adoption.ownersLeft(next);
+      adoption.ownersLeft(previous, next);
       owned.recoveryStarted();
     }
   }

@@ -254,10 +254,19 @@ final class RingTracker implements PeerWatcher {
   private void followRing(MembershipView current) {
     MembershipView replicating = suspects.withoutSuspects(current);
     NodeId oldBuddy = state.buddy();
+    MembershipView previous = state.view();
     NodeId newBuddy = BuddyRing.buddyOf(replicating, local).orElse(null);
     state = new RingState(current, replicating, newBuddy);
     changes.changed();
-    if (!Objects.equals(oldBuddy, newBuddy)) {
+    if (newBuddy != null && newBuddy.equals(oldBuddy) && current.restartedSince(previous, newBuddy)) {
+      // The same node id, another run: it came back without the copies it held (a restart faster than the failure
+      // detector). Every session is sent to it again; the former run has nothing left to release.
+      LOG.log(Level.WARNING, "Node {0}: buddy {1} restarted; re-protecting {2} sessions", local.value(),
+          newBuddy.value(), owned.size());
+      for (BuddyFollower follower : buddyFollowers) {
+        follower.buddyChanged(null);
+      }
+    } else if (!Objects.equals(oldBuddy, newBuddy)) {
       LOG.log(Level.INFO, "Node {0}: buddy is now {1} in {2}{3}; re-protecting {4} sessions",
           local.value(), newBuddy == null ? "nobody" : newBuddy.value(), current,
           replicating == current ? "" : " (gone for replication: " + suspects.all() + ")", owned.size());

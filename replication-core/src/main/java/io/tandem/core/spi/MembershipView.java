@@ -32,6 +32,16 @@ public record MembershipView(long viewId, List<Member> members) {
     return members.stream().filter(m -> m.id().equals(id)).findFirst();
   }
 
+  /**
+   * Whether {@code id} is a member of both views as two different runs (it restarted under the same id between them):
+   * the sessions it owned before are not owned by it now.
+   */
+  public boolean restartedSince(MembershipView earlier, NodeId id) {
+    Optional<Member> before = earlier == null ? Optional.empty() : earlier.member(id);
+    Optional<Member> now = member(id);
+    return before.isPresent() && now.isPresent() && before.get().incarnation() != now.get().incarnation();
+  }
+
   @Override
   public String toString() {
     return "view#" + viewId + members.stream().map(m -> m.id().value()).collect(Collectors.joining(",", "[", "]"));

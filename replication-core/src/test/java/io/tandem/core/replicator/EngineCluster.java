@@ -72,11 +72,28 @@ final class EngineCluster implements AutoCloseable {
   }
 
   Node start(String id) throws Exception {
+    return start(id, 0);
+  }
+
+  /**
+   * The node's process dies and a new one starts under the same id and address before any failure detector noticed:
+   * the others' next view lists the new run in its place (another incarnation), never the node missing.
+   */
+  Node restartInPlace(String id) throws Exception {
+    NodeId nodeId = new NodeId(id);
+    Node former = nodes.get(id);
+    network.crash(nodeId);
+    Node next = start(id, former.runs + 1);
+    former.engine.close(); // its threads; its membership was replaced already, so no view shows the node missing
+    return next;
+  }
+
+  private Node start(String id, int run) throws Exception {
     NodeId nodeId = new NodeId(id);
     AttributeCodec codec = AttributeCodecs.create(config.codec(), ClassFilter.of(config.allowedClasses()), config.codecLimits());
     RecordingListener listener = new RecordingListener();
     var transport = network.transport(nodeId, TIMEOUT);
-    var membership = cluster.join(nodeId, transport.localAddress());
+    var membership = cluster.join(nodeId, transport.localAddress(), run);
     java.util.concurrent.atomic.AtomicLong frozen = monotonic.computeIfAbsent(id, k -> new java.util.concurrent.atomic.AtomicLong());
     CountingIndex index = new CountingIndex();
     indexes.put(id, index);
@@ -86,6 +103,7 @@ final class EngineCluster implements AutoCloseable {
     ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, runtime, listener, index);
     engine.start();
     Node node = new Node(engine, codec, listener, transport);
+    node.runs = run;
     nodes.put(id, node);
     return node;
   }
@@ -155,6 +173,8 @@ final class EngineCluster implements AutoCloseable {
     /** The node's own transport, to send what its engine would (a test plays a race the engine rarely loses). */
     final Transport transport;
     final Map<String, TestSession> sessions = new ConcurrentHashMap<>();
+    /** Which run of its node this is (see {@link #restartInPlace}); set once, as it starts. */
+    int runs;
 
     Node(ReplicationEngine engine, AttributeCodec codec, RecordingListener listener, Transport transport) {
       this.engine = engine;

@@ -62,11 +62,23 @@ final class SimMembership {
       if (!n.started || n.left || !responsive(n.name)) {
         continue;
       }
-      TreeSet<String> component = component(n.name);
+      TreeSet<String> component = runs(component(n.name));
       if (!component.equals(n.decided)) {
         n.issue(component);
       }
     }
+  }
+
+  /**
+   * Each member's name with its run ("n4#2"): a node restarted before the failure detector noticed is another member
+   * under the same name, as Hazelcast sees a restarted member (a new UUID), so the others' views change.
+   */
+  private TreeSet<String> runs(TreeSet<String> names) {
+    TreeSet<String> runs = new TreeSet<>();
+    for (String name : names) {
+      runs.add(name + "#" + nodes.get(name).incarnation);
+    }
+    return runs;
   }
 
   /** Members {@code node} can reach through heartbeats, itself included. */
@@ -118,7 +130,7 @@ final class SimMembership {
     @Override
     public void start() {
       started = true;
-      TreeSet<String> component = component(name);
+      TreeSet<String> component = runs(component(name));
       decided = component;
       current = view(component);
       sim.trace().add("view " + name + " " + current);
@@ -141,8 +153,9 @@ final class SimMembership {
 
     private MembershipView view(TreeSet<String> members) {
       List<Member> list = new ArrayList<>();
-      for (String m : members) {
-        list.add(new Member(new NodeId(m), "sim:" + m));
+      for (String run : members) {
+        String m = run.substring(0, run.indexOf('#'));
+        list.add(new Member(new NodeId(m), "sim:" + m, Long.parseLong(run.substring(run.indexOf('#') + 1))));
       }
       return new MembershipView(++viewIds, list);
     }

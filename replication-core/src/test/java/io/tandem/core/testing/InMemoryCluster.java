@@ -28,13 +28,22 @@ public final class InMemoryCluster implements AutoCloseable {
 
   /** A membership for {@code id}; it joins the cluster on {@link InMemoryMembership#start()}. */
   public InMemoryMembership join(NodeId id, String transportAddress) {
+    return join(id, transportAddress, 0);
+  }
+
+  /**
+   * A membership for run {@code incarnation} of {@code id}. Started while another run of {@code id} is a member, it
+   * replaces that run in one view, as Hazelcast replaces a member restarted at the same address before its failure
+   * detector noticed (a new UUID): the others never see the node missing.
+   */
+  public InMemoryMembership join(NodeId id, String transportAddress, long incarnation) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(transportAddress, "transportAddress");
     synchronized (lock) {
       if (closed) {
         throw new IllegalStateException("cluster closed");
       }
-      return new InMemoryMembership(this, new Member(id, transportAddress));
+      return new InMemoryMembership(this, new Member(id, transportAddress, incarnation));
     }
   }
 
@@ -136,8 +145,11 @@ public final class InMemoryCluster implements AutoCloseable {
         throw new IllegalStateException("cluster closed");
       }
       InMemoryMembership previous = members.get(member.localNode());
-      if (previous != null) {
+      if (previous != null && previous.member().incarnation() == member.member().incarnation()) {
         throw new IllegalStateException("node " + member.localNode() + " is already a member");
+      }
+      if (previous != null) {
+        previous.silence(); // the former run is gone: it hears nothing more
       }
       members.put(member.localNode(), member);
       publish();

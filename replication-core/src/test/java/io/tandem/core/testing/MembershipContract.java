@@ -56,7 +56,7 @@ public abstract class MembershipContract {
     Membership a = started(A);
 
     assertThat(a.localNode()).isEqualTo(A);
-    assertThat(a.currentView().member(A)).contains(new Member(A, address(A)));
+    assertThat(a.currentView().member(A).map(MembershipContract::withoutRun)).contains(new Member(A, address(A)));
     RecordingListener listener = new RecordingListener();
     a.addViewListener(listener);
     await().atMost(patience()).until(() -> listener.last() != null && listener.last().contains(A));
@@ -78,7 +78,7 @@ public abstract class MembershipContract {
               assertThat(onA.last()).isEqualTo(a.currentView());
               assertThat(onB.last()).isEqualTo(a.currentView());
             });
-    assertThat(a.currentView().member(B)).contains(new Member(B, address(B)));
+    assertThat(a.currentView().member(B).map(MembershipContract::withoutRun)).contains(new Member(B, address(B)));
   }
 
   @Test
@@ -192,6 +192,11 @@ public abstract class MembershipContract {
   // ---- helpers for subclasses ----
 
   /** The transport address a test member advertises. */
+  /** The member without its run: which run a member is depends on the service (see {@link Member#incarnation}). */
+  protected static Member withoutRun(Member member) {
+    return new Member(member.id(), member.transportAddress());
+  }
+
   protected static String address(NodeId id) {
     return "test://" + id;
   }

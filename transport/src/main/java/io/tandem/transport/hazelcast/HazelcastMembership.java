@@ -353,7 +353,8 @@ public final class HazelcastMembership implements Membership {
         LOG.log(Level.WARNING, "ignoring Hazelcast member " + hazelcastMember + ": " + e.getMessage());
         continue;
       }
-      Member member = new Member(id, address);
+      // Hazelcast gives a restarted member a new UUID: the same node id and address, but another run.
+      Member member = new Member(id, address, incarnationOf(hazelcastMember));
       Member older = byId.putIfAbsent(id, member);
       if (older != null) {
         LOG.log(
@@ -362,6 +363,11 @@ public final class HazelcastMembership implements Membership {
       }
     }
     return new MembershipView(0, List.copyOf(byId.values())).members();
+  }
+
+  private static long incarnationOf(com.hazelcast.cluster.Member hazelcastMember) {
+    java.util.UUID uuid = hazelcastMember.getUuid();
+    return uuid == null ? 0 : uuid.getMostSignificantBits() ^ uuid.getLeastSignificantBits();
   }
 
   private void deliver(MembershipView view) {
