@@ -92,6 +92,8 @@ final class Handovers {
   private final long decideAfterNanos;
   private final Engine engine;
   private final ConcurrentMap<String, Handover> pending = new ConcurrentHashMap<>();
+  /** Releases of former buddies sent and not answered yet (see {@link #unsettled}). */
+  private final java.util.concurrent.atomic.AtomicInteger releasing = new java.util.concurrent.atomic.AtomicInteger();
 
   Handovers(NodeId local, Transport transport, BackupStore backups, Ticker ticker, Duration ackTimeout,
       Duration settleTimeout, Engine engine) {
@@ -239,19 +241,18 @@ final class Handovers {
   }
 
   /**
-   * A graceful leave: every handover still pending is taken as done (the requester had it, almost surely), and the
-   * former buddy released. Completes when every release was answered: the caller waits for that before it leaves, or
-   * the release dies with its connection and the former buddy adopts its stale copy at the requester's epoch (the
-   * simulation found this).
+   * Whether a graceful leave must still wait: a handover is undecided, or a release that ends one is not answered yet.
+   * Leaving with a release unanswered, the release dies with its connection and the former buddy adopts its stale copy
+   * at the requester's epoch; leaving with a handover undecided, either that happens or, if the requester never had
+   * the session, the session is lost with the copy kept here (the simulation found both).
    */
-  CompletableFuture<Void> leaving() {
-    List<CompletableFuture<Message>> released = new ArrayList<>();
-    for (var entry : List.copyOf(pending.entrySet())) {
-      if (pending.remove(entry.getKey(), entry.getValue())) {
-        released.add(release(entry.getKey(), entry.getValue(), false));
-      }
-    }
-    return CompletableFuture.allOf(released.toArray(CompletableFuture[]::new));
+  boolean unsettled() {
+    return !pending.isEmpty() || releasing.get() > 0;
+  }
+
+  /** How many handovers are undecided now. */
+  int undecided() {
+    return pending.size();
   }
 
   private CompletableFuture<Message> release(String id, Handover handover, boolean ended) {
@@ -260,9 +261,11 @@ final class Handovers {
       return CompletableFuture.completedFuture(null);
     }
     InvalidateReason reason = ended ? InvalidateReason.INVALIDATED : InvalidateReason.RELEASED;
+    releasing.incrementAndGet();
     CompletableFuture<Message> reply =
         transport.request(to, new Message.Invalidate(id, handover.heldEpoch, handover.heldVersion, reason));
     reply.whenComplete((answer, failure) -> {
+      releasing.decrementAndGet();
       if (failure != null && handover.session != null) {
         engine.releaseLater(handover.session, to); // a copy left there would be adopted, stale, when this node leaves
       }

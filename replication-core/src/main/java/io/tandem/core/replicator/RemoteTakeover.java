@@ -320,9 +320,27 @@ final class RemoteTakeover {
     unknown.appeared(id);
     counters.sessionsMigratedIn.increment();
     releaseHolder.accept(session, holder);
+    releaseHoldersBuddy(id, holder, moved, heldAt);
     stateTransfer.enqueue(session);
     LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
     return Acquisition.found(session.snapshot(rules));
+  }
+
+  /**
+   * The holder's buddy drops its copy now: should the holder die before its handover ends, that buddy would adopt the
+   * copy at this node's epoch, a second owner beside this one (the simulation found this). Its copy is only needed
+   * when this node never installed the session, and then this is never sent. Not to this node's own buddy, which is
+   * sent the session at the new epoch anyway.
+   */
+  private void releaseHoldersBuddy(String id, NodeId holder, SessionSnapshot moved, long heldAt) {
+    MembershipView current = view.get();
+    if (current == null || !current.contains(holder)) {
+      return;
+    }
+    BuddyRing.buddyOf(current, holder)
+        .filter(b -> !b.equals(local) && !BuddyRing.buddyOf(current, local).map(b::equals).orElse(false))
+        .ifPresent(b -> transport.request(b,
+            new Message.Invalidate(id, heldAt, moved.version(), Message.InvalidateReason.RELEASED)));
   }
 
   /**

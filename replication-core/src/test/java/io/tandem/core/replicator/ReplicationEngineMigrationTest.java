@@ -96,11 +96,22 @@ class ReplicationEngineMigrationTest {
     owner.create("s1");
     owner.request("s1", (s, reads) -> s.setAttribute("cart", "book"));
     await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isPresent());
-    c.network.dropNext(new io.tandem.core.spi.NodeId("n1"), new io.tandem.core.spi.NodeId("n2"), 1); // the release
+    // Every release of n2's copy (at the former owner's epoch) is lost: the holder's, and the one the new owner sends
+    // the holder's buddy as it installs the session (RemoteTakeover).
+    java.util.concurrent.atomic.AtomicBoolean lose = new java.util.concurrent.atomic.AtomicBoolean(true);
+    c.network.setWireHook(message -> {
+      if (lose.get() && message instanceof io.tandem.core.wire.Message.Invalidate release
+          && release.sessionId().equals("s1") && release.epoch() == 1
+          && release.reason() == io.tandem.core.wire.Message.InvalidateReason.RELEASED) {
+        throw new IllegalStateException("release lost on the way");
+      }
+      return c.throughTheCodec(message);
+    });
 
     assertThat(c.node("n3").engine.acquire("s1").snapshot()).isPresent();
     Thread.sleep(EngineCluster.TIMEOUT.multipliedBy(2).toMillis());
     assertThat(c.node("n2").backup("s1")).as("the release was lost").isPresent();
+    lose.set(false);
     owner.engine.runMaintenance();
 
     await().atMost(AWAIT).until(() -> c.node("n2").backup("s1").isEmpty());

@@ -118,6 +118,26 @@ class SimulationSeedsTest {
     assertThat(kinds(340)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * A holder died while its handover was undecided: its buddy, which had kept its copy, adopted it at the requester's
+   * epoch, a second owner beside the requester. The requester now releases the holder's buddy as it installs the
+   * session.
+   */
+  @Test
+  void migration_theHolderDyingBeforeItsHandoverEnds_leavesOneOwner_seed875() {
+    assertThat(kinds(875)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
+  /**
+   * A node leaving gracefully took its undecided handovers as done and released its buddy's copies; the requester had
+   * never received the session, which was lost. The leave now waits for its handovers to be decided (a session taken
+   * back is handed off with the others), and keeps the buddy's copy of one still undecided.
+   */
+  @Test
+  void gracefulLeave_withAHandoverUndecided_doesNotLoseTheSession_seed444() {
+    assertThat(kinds(444)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
   private static List<Checker.Kind> kinds(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
