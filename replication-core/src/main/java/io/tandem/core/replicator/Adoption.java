@@ -36,10 +36,16 @@ final class Adoption {
   private final Quarantine quarantine;
   private final Maintenance maintenance;
   private final LeftoverCopies leftovers;
+  /**
+   * Puts a departed owner into the release ledger of a session adopted from it ({@link Reprotection#releaseLater}):
+   * released there once it is back in the view, it is fenced if it still took itself for the owner.
+   */
+  private final java.util.function.BiConsumer<OwnedSession, NodeId> releaseFormerOwner;
 
   Adoption(NodeId local, ReplicationConfig config, BackupStore backups, OwnedSessions owned, UnknownSessions unknown,
       ReplicationCounters counters, StateTransfer stateTransfer, RingTracker ring, Quarantine quarantine,
-      Locator locator, Maintenance maintenance) {
+      Locator locator, Maintenance maintenance, java.util.function.BiConsumer<OwnedSession, NodeId> releaseFormerOwner) {
+    this.releaseFormerOwner = releaseFormerOwner;
     this.local = local;
     this.config = config;
     this.backups = backups;
@@ -128,7 +134,10 @@ final class Adoption {
     List<BackupStore.BackupEntry> held = backups.heldFor(deadOwner);
     LOG.log(Level.INFO, "Node {0}: owner {1} is gone; adopting its {2} sessions", local.value(), deadOwner.value(), held.size());
     for (BackupStore.BackupEntry entry : held) {
-      backups.take(entry.snapshot().id()).ifPresent(taken -> adopt(taken.snapshot()));
+      // The owner may be alive beyond a cut of the membership alone, serving the session on (reads need no buddy):
+      // told of this claim as soon as the view lists it again, it lets go. A dead one is never told; a restarted one
+      // holds nothing to let go of.
+      backups.take(entry.snapshot().id()).ifPresent(taken -> releaseFormerOwner.accept(adopt(taken.snapshot()), deadOwner));
     }
   }
 

@@ -107,7 +107,7 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
     this.quarantine =
         new Quarantine(local, config.pauseThreshold(), ticker, owned, locator, ring::view, counters, this);
     this.adoption = new Adoption(local, config, backups, owned, unknown, counters, stateTransfer, ring, quarantine,
-        locator, maintenance);
+        locator, maintenance, this::releaseFormerOwner);
     this.reprotection = new Reprotection(owned, quarantine, stateTransfer, transport, ticker, config.tombstoneTtl());
     this.migrations = new Migrations(config, transport, owned, backups, invalidations, quarantine, locator,
         stateTransfer, adoption.leftovers(), rules, counters, log, unknown, clock, ticker, runtime.waiter(), this);
@@ -251,6 +251,11 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
   @Override
   public void idGivenUp(OwnedSession session, String oldId) {
     backups.endedElsewhere(oldId, session.epoch());
+  }
+
+  /** See {@link Adoption}'s {@code releaseFormerOwner}: the ledger's, as for a holder a session was migrated from. */
+  private void releaseFormerOwner(OwnedSession session, NodeId former) {
+    reprotection.releaseLater(session, former);
   }
 
   /** See {@link Reprotection#protectedAnew}: a holder the session was migrated from is released at once. */

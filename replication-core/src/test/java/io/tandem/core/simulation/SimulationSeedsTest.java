@@ -138,6 +138,20 @@ class SimulationSeedsTest {
     assertThat(kinds(444)).doesNotContain(Checker.Kind.LOST_SESSION);
   }
 
+  /**
+   * A heir adopted the sessions of an owner that the membership alone had dropped (a cut of its heartbeats, its
+   * transport still up): the owner, never told, served them on (reads need no buddy), a logged-out session among them,
+   * and after the views merged two nodes owned each for good (docs/protocol.md 11.3.4). The heir now puts the former
+   * owner in the release ledger of each session it adopts: released (at the new epoch) once the view lists it again,
+   * it is fenced.
+   */
+  @Test
+  void adoption_anOwnerTheMembershipAloneDropped_isToldOfTheClaim_seeds687_1340_2623() {
+    assertThat(kinds(687)).doesNotContain(Checker.Kind.INVALIDATED_SERVED);
+    assertThat(kinds(1340)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
+    assertThat(kinds(2623)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> kinds(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
