@@ -32,9 +32,19 @@ final class Schedule {
 
   private Schedule() {}
 
+  /** Runs seed {@code seed} (scrambled: see {@link Simulation#Simulation}). */
   static Result run(long seed, boolean traceMessages) {
+    return run(seed, traceMessages, true);
+  }
+
+  /** Runs a seed as it was numbered before seeds were scrambled: the regression seeds of {@link SimulationSeedsTest}. */
+  static Result runLegacy(long seed, boolean traceMessages) {
+    return run(seed, traceMessages, false);
+  }
+
+  private static Result run(long seed, boolean traceMessages, boolean scrambled) {
     Trace trace = new Trace(traceMessages, traceMessages ? 100_000 : 400);
-    Simulation sim = new Simulation(seed, trace);
+    Simulation sim = new Simulation(seed, trace, scrambled);
     trace.attach(sim);
     int nodeCount = 2 + sim.random().nextInt(4);
     ReplicationScope scope = sim.chance(0.5) ? ReplicationScope.MODIFIED_ATTRIBUTE : ReplicationScope.SESSION;

@@ -15,8 +15,9 @@ public final class Simulate {
   private Simulate() {}
 
   public static void main(String[] args) {
-    if (args.length == 2 && args[0].equals("--seed")) {
-      Schedule.Result r = Schedule.run(Long.parseLong(args[1]), true);
+    if (args.length == 2 && (args[0].equals("--seed") || args[0].equals("--legacy-seed"))) {
+      long seed = Long.parseLong(args[1]);
+      Schedule.Result r = args[0].equals("--seed") ? Schedule.run(seed, true) : Schedule.runLegacy(seed, true);
       System.out.println(r.traceTail());
       System.out.println();
       System.out.println("seed " + r.seed() + ": " + r.summary());
@@ -47,7 +48,7 @@ public final class Simulate {
           to - from, violations, failed.size(), (System.nanoTime() - started) / 1e9);
       System.exit(failed.isEmpty() ? 0 : 1);
     }
-    System.err.println("usage: Simulate --seed N | --soak FROM TO");
+    System.err.println("usage: Simulate --seed N | --legacy-seed N | --soak FROM TO");
     System.exit(2);
   }
 }
