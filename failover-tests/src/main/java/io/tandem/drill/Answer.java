@@ -12,6 +12,8 @@ package io.tandem.drill;
  *     "" for an answer
  */
 record Answer(Delivery delivery, int status, String body, String sessionId, String location, String failure) {
+  /** {@link #failure} of a connection the node's port refused: the node is gone (or not started), nothing was sent. */
+  static final String CONNECTION_REFUSED = "not sent: connection refused";
 
   /** Jepsen's three outcomes, seen from the transport. */
   enum Delivery {
@@ -36,6 +38,11 @@ record Answer(Delivery delivery, int status, String body, String sessionId, Stri
   /** Sent, and no answer came back; {@code why} starts with "no answer: ". */
   static Answer unknown(String why) {
     return new Answer(Delivery.UNKNOWN, 0, "", null, null, why);
+  }
+
+  /** Whether the node refused the connection: its port no longer accepts (a timed-out connect is not a refusal). */
+  boolean refused() {
+    return delivery == Delivery.NOT_SENT && CONNECTION_REFUSED.equals(failure);
   }
 
   /** What the drill application said, parsed; {@link AppResponse.Kind#NONE} without a 200 answer. */

@@ -77,6 +77,7 @@ record DrillReport(
             + "  requests %d: writes acknowledged %d, logouts acknowledged %d, requests failed %d%s, unknown %d%s;"
             + " first success after each fault %s, median %s,"
             + " every affected user served %s (waiting on the cluster, think time left out: median %s, every user %s);"
+            + " from the faulted node's first refused connection %s;"
             + " two copies again %s after the last fault; %d ms in all%n"
             + "  %s",
         drill, scope, mode, nodes, balancer, users, faultList, verdict.acknowledged(), verdict.lost(), verdict.sessionsLost(),
@@ -86,7 +87,7 @@ record DrillReport(
         verdict.unknownRequests(), FailureBreakdown.describe(verdict.unknownByCause()),
         perFault(verdict.faultToFirstSuccessMillis()), perFault(verdict.faultToMedianFirstSuccessMillis()),
         perFault(verdict.faultToAllServedMillis()), perFault(verdict.faultToMedianWaitedMillis()),
-        perFault(verdict.faultToAllWaitedMillis()),
+        perFault(verdict.faultToAllWaitedMillis()), fromRefusal(verdict.fromFirstRefusal()),
         protectedAgainMillis < 0 ? "not seen within the drill's patience" : protectedAgainMillis + " ms", durationMillis,
         outcome()));
     notes.forEach(n -> text.append(System.lineSeparator()).append("  ").append(n));
@@ -100,6 +101,28 @@ record DrillReport(
     return millis.stream().map(m -> m == Verdict.NO_USER_AFFECTED ? "no user was affected"
             : m == Verdict.NOT_SERVED ? "not every affected user was served again" : m + " ms")
         .collect(Collectors.joining(", ", "[", "]"));
+  }
+
+  /**
+   * Per fault, in order: when the faulted node first refused a connection and the affected users' first successes from
+   * then ("refused 62 ms after the fault: median 9 ms, every affected user 31 ms"), or in words why there is no figure.
+   */
+  static String fromRefusal(List<FromRefusal> perFault) {
+    return perFault.stream().map(f -> {
+      if (f.faultToRefusalMillis() == FromRefusal.NO_REFUSAL_SEEN) {
+        return "no refused connection seen";
+      }
+      String refused = "refused " + f.faultToRefusalMillis() + " ms after the fault";
+      if (f.medianMillis() == Verdict.NO_USER_AFFECTED) {
+        return refused + ", no user was affected";
+      }
+      if (f.medianMillis() == Verdict.NOT_SERVED) {
+        return refused + ", no affected user was served again";
+      }
+      return refused + ": median " + f.medianMillis() + " ms, every affected user "
+          + (f.allServedMillis() == Verdict.NOT_SERVED ? "not served again" : f.allServedMillis() + " ms")
+          + (f.servedBeforeRefusal() == 0 ? "" : " (" + f.servedBeforeRefusal() + " served before it, counted 0)");
+    }).collect(Collectors.joining("; ", "[", "]"));
   }
 
   String toJson() {

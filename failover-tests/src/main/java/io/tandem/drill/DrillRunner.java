@@ -83,6 +83,8 @@ final class DrillRunner {
   private final Map<Integer, Path> releases = new TreeMap<>();
   /** The app-redeploy drill: AttributesUnreadable of each node's release-1 application, read just before its redeploy. */
   private final Map<String, Long> unreadableBeforeRedeploy = new TreeMap<>();
+  /** The connections the drill's own client saw refused, per node: failover timed from where users see it. */
+  private final Refusals refusals = new Refusals();
   /** The rogue-member drill's rogue and watch, from its start to the end of the load; null in the other drills. */
   private RogueMember rogue;
 
@@ -148,7 +150,7 @@ final class DrillRunner {
         checkRedeploy(cluster, (RedeployWriters) workload, history, reads, violations);
       }
       Verdict verdict = new HistoryChecker(workload.numbersWrites(), workload.principals())
-          .check(history, reads, resurrected, faults);
+          .check(history, reads, resurrected, faults, refusals.snapshot());
       notes.addAll(workload.notes());
       return new DrillReport(drill.cliName(), settings.scope(), settings.mode(), balancer.describe(), nodes, users(drill),
           List.copyOf(faults), verdict, protectedAgain, System.currentTimeMillis() - started, List.copyOf(notes),
@@ -183,7 +185,7 @@ final class DrillRunner {
     return switch (settings.balancer()) {
       case "haproxy" -> HaproxyBalancer.start(cluster.nodes(), work);
       case "httpd" -> HttpdBalancer.start(cluster.nodes(), work);
-      default -> new StickyBalancer(cluster.nodes());
+      default -> new StickyBalancer(cluster.nodes(), refusals);
     };
   }
 
@@ -200,7 +202,7 @@ final class DrillRunner {
       case HANG_PATIENT -> {
         // Even users wait on their node however long it takes (the drill's sticky client with long timeouts, whatever
         // balancer the others use); odd users give up after the balancer's timeout and move on.
-        LoadBalancer patient = new StickyBalancer(cluster.nodes(), PATIENCE);
+        LoadBalancer patient = new StickyBalancer(cluster.nodes(), PATIENCE, refusals);
         yield new SessionWriters(user -> user % 2 == 0 ? patient : balancer, settings.users(), settings.minWrites(),
             settings.maxWrites(), new SessionWriters.Shape(false, true, false));
       }

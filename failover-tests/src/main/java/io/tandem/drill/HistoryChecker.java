@@ -52,6 +52,15 @@ final class HistoryChecker {
    * @param resurrected invalidated session ids some node served at the end
    */
   Verdict check(List<Operation> history, Map<Integer, AppResponse> finalReads, Set<String> resurrected, List<Fault> faults) {
+    return check(history, finalReads, resurrected, faults, List.of());
+  }
+
+  /**
+   * @param refusals the connections the drill's client saw refused, per node ({@link FromRefusal}); none behind an
+   *     external balancer
+   */
+  Verdict check(List<Operation> history, Map<Integer, AppResponse> finalReads, Set<String> resurrected, List<Fault> faults,
+      List<Refusal> refusals) {
     List<String> examples = new ArrayList<>();
     int acknowledged = (int) history.stream().filter(o -> o.kind() == Operation.Kind.WRITE && o.acknowledged()).count();
     int logoutsAcknowledged = (int) history.stream().filter(o -> o.kind() == Operation.Kind.INVALIDATE && o.acknowledged()).count();
@@ -121,6 +130,7 @@ final class HistoryChecker {
         faults.stream().map(f -> recovery(history, f, Recovery.ALL)).toList(),
         faults.stream().map(f -> recovery(history, f, Recovery.MEDIAN_WAITED)).toList(),
         faults.stream().map(f -> recovery(history, f, Recovery.ALL_WAITED)).toList(),
+        FromRefusal.perFault(history, faults, refusals),
         examplesWith(examples, resurrected));
   }
 
@@ -200,27 +210,12 @@ final class HistoryChecker {
    * Fault#affects}).
    */
   private static long recovery(List<Operation> history, Fault fault, Recovery which) {
-    Map<Integer, Operation> lastBefore = new TreeMap<>();
-    for (Operation op : history) {
-      if (op.acknowledged() && op.endedMillis() <= fault.atMillis()) {
-        lastBefore.merge(op.account(), op, (a, b) -> a.endedMillis() >= b.endedMillis() ? a : b);
-      }
-    }
-    Set<Integer> affected = new HashSet<>();
-    lastBefore.forEach((account, op) -> {
-      if (fault.affects(op.node())) {
-        affected.add(account);
-      }
-    });
+    Set<Integer> affected = affected(history, fault);
     if (affected.isEmpty()) {
       return Verdict.NO_USER_AFFECTED;
     }
     Map<Integer, Long> served = new TreeMap<>();
-    for (Operation op : history) {
-      if (affected.contains(op.account()) && op.acknowledged() && op.startedMillis() >= fault.atMillis()) {
-        served.merge(op.account(), op.endedMillis() - fault.atMillis(), Math::min);
-      }
-    }
+    firstSuccessEnds(history, fault, affected).forEach((account, ended) -> served.put(account, ended - fault.atMillis()));
     if (which.waited()) {
       served.replaceAll((account, millis) -> waited(history, account, fault.atMillis(), fault.atMillis() + millis));
     }
@@ -234,6 +229,40 @@ final class HistoryChecker {
       case MEDIAN, MEDIAN_WAITED -> times.get((times.size() - 1) / 2);
       case ALL, ALL_WAITED -> times.size() < affected.size() ? Verdict.NOT_SERVED : times.get(times.size() - 1);
     };
+  }
+
+  /**
+   * The accounts {@code fault} affected: those whose last acknowledged write before it came from the faulted node or
+   * from a node whose buddy it was ({@link Fault#affects}).
+   */
+  static Set<Integer> affected(List<Operation> history, Fault fault) {
+    Map<Integer, Operation> lastBefore = new TreeMap<>();
+    for (Operation op : history) {
+      if (op.acknowledged() && op.endedMillis() <= fault.atMillis()) {
+        lastBefore.merge(op.account(), op, (a, b) -> a.endedMillis() >= b.endedMillis() ? a : b);
+      }
+    }
+    Set<Integer> affected = new HashSet<>();
+    lastBefore.forEach((account, op) -> {
+      if (fault.affects(op.node())) {
+        affected.add(account);
+      }
+    });
+    return affected;
+  }
+
+  /**
+   * Per account of {@code accounts} that had one, the end (epoch millis) of its first success after {@code fault}:
+   * the earliest-ending acknowledged request sent at or after it.
+   */
+  static Map<Integer, Long> firstSuccessEnds(List<Operation> history, Fault fault, Set<Integer> accounts) {
+    Map<Integer, Long> ends = new TreeMap<>();
+    for (Operation op : history) {
+      if (accounts.contains(op.account()) && op.acknowledged() && op.startedMillis() >= fault.atMillis()) {
+        ends.merge(op.account(), op.endedMillis(), Math::min);
+      }
+    }
+    return ends;
   }
 
   /**

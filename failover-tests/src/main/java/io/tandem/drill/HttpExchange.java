@@ -49,7 +49,7 @@ final class HttpExchange {
     } catch (HttpConnectTimeoutException e) {
       return Answer.notSent("not sent: connect timed out");
     } catch (ConnectException e) {
-      return Answer.notSent("not sent: connection refused");
+      return Answer.notSent(Answer.CONNECTION_REFUSED);
     } catch (HttpTimeoutException e) {
       return Answer.unknown("no answer: timed out");
     } catch (IOException e) {

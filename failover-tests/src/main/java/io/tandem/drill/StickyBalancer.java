@@ -9,24 +9,33 @@ import java.util.concurrent.ConcurrentHashMap;
  * A sticky load balancer in the drill's process, configured as operators configure HAProxy for Tomcat: a session
  * goes to the node its id's jvmRoute suffix names; a request that cannot be connected goes to the next node
  * ({@code option redispatch}); a node that refused a connection or let a request time out is taken out of the
- * rotation for a while (health checks with {@code fall 1}). A request that was sent is never sent twice.
+ * rotation for a while (health checks with {@code fall 1}). A request that was sent is never sent twice. Every
+ * refused connection is recorded ({@link Refusals}): the moment a balancer could first send a dead node's users
+ * elsewhere.
  *
- * <p>Implementation notes: {@code downUntil} is the only shared state (node route to nano time), a concurrent map.
+ * <p>Implementation notes: {@code downUntil} (node route to nano time) is a concurrent map and {@code refusals}
+ * thread-safe; nothing else is shared.
  */
 final class StickyBalancer implements LoadBalancer {
   private static final Duration DOWN_AFTER_FAILURE = Duration.ofSeconds(3);
   private final List<TomcatProcess> nodes;
   private final HttpExchange http;
   private final Map<String, Long> downUntil = new ConcurrentHashMap<>();
+  private final Refusals refusals;
 
-  StickyBalancer(List<TomcatProcess> nodes) {
-    this(nodes, Duration.ofSeconds(4));
+  /** @param refusals where the connections a node refused are recorded */
+  StickyBalancer(List<TomcatProcess> nodes, Refusals refusals) {
+    this(nodes, Duration.ofSeconds(4), refusals);
   }
 
-  /** @param requestTimeout how long a request may go unanswered before it is unknown and its node taken out */
-  StickyBalancer(List<TomcatProcess> nodes, Duration requestTimeout) {
+  /**
+   * @param requestTimeout how long a request may go unanswered before it is unknown and its node taken out
+   * @param refusals where the connections a node refused are recorded
+   */
+  StickyBalancer(List<TomcatProcess> nodes, Duration requestTimeout, Refusals refusals) {
     this.nodes = List.copyOf(nodes);
     this.http = new HttpExchange(Duration.ofSeconds(1), requestTimeout);
+    this.refusals = refusals;
   }
 
   @Override
@@ -46,6 +55,9 @@ final class StickyBalancer implements LoadBalancer {
       Answer answer = http.send(node.url(""), pathAndQuery, form, sessionId);
       if (answer.delivery() == Answer.Delivery.ANSWERED) {
         return answer;
+      }
+      if (answer.refused()) {
+        refusals.record(node.route);
       }
       downUntil.put(node.route, System.nanoTime() + DOWN_AFTER_FAILURE.toNanos());
       if (answer.delivery() == Answer.Delivery.UNKNOWN) {

@@ -37,6 +37,8 @@ import java.util.Map;
  * @param faultToMedianWaitedMillis as {@code faultToMedianFirstSuccessMillis}, counting only the time the user's
  *     requests were open (its think time between pages left out): the outage as the user felt it
  * @param faultToAllWaitedMillis as {@code faultToAllServedMillis}, counting only the time requests were open
+ * @param fromFirstRefusal per fault, the same users' first successes timed from the faulted node's first refused
+ *     connection instead of from the fault: failover where users see it ({@link FromRefusal})
  * @param examples a few of the violations, in words
  */
 record Verdict(
@@ -61,6 +63,7 @@ record Verdict(
     List<Long> faultToAllServedMillis,
     List<Long> faultToMedianWaitedMillis,
     List<Long> faultToAllWaitedMillis,
+    List<FromRefusal> fromFirstRefusal,
     List<String> examples) {
   /** A fault after which no user had to move: its timings have no figure (JSON: -1). */
   static final long NO_USER_AFFECTED = -1;

@@ -108,7 +108,7 @@ class RogueCheckerTest {
 
   @Test
   void report_withARogueViolation_failsInEitherMode() {
-    Verdict clean = new Verdict(100, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of(), Map.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
+    Verdict clean = new Verdict(100, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, Map.of(), Map.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), List.of());
     for (String mode : List.of("SYNC", "ASYNC")) {
       DrillReport report = new DrillReport("rogue-member", "SESSION", mode, "sticky client", 2, 6, List.of(), clean, -1, 0, List.of(),
           List.of("n1 listed n3 in Members in 2 of its samples (members=n1,n2,n3 buddy=n2): the rogue became a member"));

@@ -24,8 +24,9 @@ import picocli.CommandLine.Option;
             + "time within the budget and no errors (the growing-session workload); the peak requests per second of a "
             + "one-attribute page with closed-loop clients; and each setup's overhead at a fixed load. Writes "
             + "results.json, summary.md and PNG charts under --results/<timestamp>/.",
-        "The full run (2 repetitions of 9 setups, 30 s windows) takes about 3 hours; with --repeats 1 --window-s 15 "
-            + "--warm-up-s 5 it took 58 minutes; --quick takes about 5 minutes.",
+        "The full run (2 repetitions of 10 setups, 30 s windows) takes about 3 h 20 min; with --repeats 1 --window-s 15 "
+            + "--warm-up-s 5 about 65 minutes (58 with the 9 setups before tomcat-delta-sync); --quick takes about 5 "
+            + "minutes.",
         "With --replication: the Tomcat-free replication benchmark instead, Tandem's hot path against a plain NIO "
             + "floor (./tandem bench --replication --help).",
         "With --frames RECORDING: whose Java code a node ran, from the node.jfr of a --jfr run (./tandem bench --frames "

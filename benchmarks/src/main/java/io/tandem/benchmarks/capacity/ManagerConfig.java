@@ -16,6 +16,13 @@ record ManagerConfig(String managerElement, String clusterElement, boolean floor
   // the same for all, so abandoned sessions leave the heap within about a minute and ten seconds.
   private static final String EXPIRY = " processExpiresFrequency=\"1\"";
   // pathname="" keeps StandardManager from persisting sessions at shutdown: no node restarts here.
+  // Tribes' Channel.SEND_OPTIONS_USE_ACK (2) | SEND_OPTIONS_SYNCHRONIZED_ACK (4): the sender waits for the receiver's
+  // acknowledgement, sent once the message was received and processed. SimpleTcpCluster sends DeltaManager's messages
+  // with its channelSendOptions, whose default is SEND_OPTIONS_ASYNCHRONOUS (8); the clustering docs' value for
+  // synchronous replication is 6.
+  static final int SYNCHRONOUS_SEND_OPTIONS = 6;
+  private static final String DELTA_MANAGER = "<Manager className=\"org.apache.catalina.ha.session.DeltaManager\""
+      + " expireSessionsOnShutdown=\"false\" notifyListenersOnReplication=\"true\"" + EXPIRY + "/>";
   private static final String STANDARD_MANAGER =
       "<Manager className=\"org.apache.catalina.session.StandardManager\" pathname=\"\"" + EXPIRY + "/>";
 
@@ -36,10 +43,10 @@ record ManagerConfig(String managerElement, String clusterElement, boolean floor
       case TOMCAT_BACKUP -> new ManagerConfig("", tribesCluster(
           "<Manager className=\"org.apache.catalina.ha.session.BackupManager\" notifyListenersOnReplication=\"true\""
               + EXPIRY + "/>",
-          index, replicationPorts), false);
-      case TOMCAT_DELTA -> new ManagerConfig("", tribesCluster(
-          "<Manager className=\"org.apache.catalina.ha.session.DeltaManager\" expireSessionsOnShutdown=\"false\""
-              + " notifyListenersOnReplication=\"true\"" + EXPIRY + "/>", index, replicationPorts), false);
+          "", index, replicationPorts), false);
+      case TOMCAT_DELTA -> new ManagerConfig("", tribesCluster(DELTA_MANAGER, "", index, replicationPorts), false);
+      case TOMCAT_DELTA_SYNC -> new ManagerConfig("", tribesCluster(DELTA_MANAGER,
+          " channelSendOptions=\"" + SYNCHRONOUS_SEND_OPTIONS + "\"", index, replicationPorts), false);
     };
   }
 
@@ -49,12 +56,15 @@ record ManagerConfig(String managerElement, String clusterElement, boolean floor
    * {@code mapSendOptions}) with static members on loopback instead of multicast discovery, and the cluster manager
    * as the template for every distributable application.
    *
+   * <p>{@code clusterAttributes} go on the {@code <Cluster>} element: empty for the defaults, or the synchronous
+   * {@code channelSendOptions} of {@link Setup.Kind#TOMCAT_DELTA_SYNC}.
+   *
    * <p>Every node lists every member, itself included: Tribes finds the local one by the Receiver's address and
    * port. {@code autoBind="1"} makes the Receiver take exactly its port or fail, since a Receiver that slid to the
    * next port would match no member.
    */
-  private static String tribesCluster(String manager, int index, int[] receiverPorts) {
-    return "<Cluster className=\"org.apache.catalina.ha.tcp.SimpleTcpCluster\">\n"
+  private static String tribesCluster(String manager, String clusterAttributes, int index, int[] receiverPorts) {
+    return "<Cluster className=\"org.apache.catalina.ha.tcp.SimpleTcpCluster\"" + clusterAttributes + ">\n"
         + "  " + manager + "\n"
         + "  <Channel className=\"org.apache.catalina.tribes.group.GroupChannel\">\n"
         + "    <Membership className=\"org.apache.catalina.tribes.membership.StaticMembershipService\">\n"

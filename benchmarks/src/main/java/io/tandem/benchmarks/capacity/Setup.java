@@ -24,8 +24,17 @@ public record Setup(String name, Kind kind, String scope, String mode) {
     TANDEM,
     /** Tomcat's {@code BackupManager}: one backup per session through Tribes. */
     TOMCAT_BACKUP,
-    /** Tomcat's {@code DeltaManager}: every session copied to every node through Tribes. */
+    /**
+     * Tomcat's {@code DeltaManager}: every session copied to every node through Tribes, with the cluster's default
+     * asynchronous sends (a request does not wait for the copy).
+     */
     TOMCAT_DELTA,
+    /**
+     * Tomcat's {@code DeltaManager} with synchronous sends: the cluster's {@code channelSendOptions} 6, so a request's
+     * copy is acknowledged by the other node once received and processed before the request ends. The SYNC peer of
+     * Tandem's SYNC setups, as the asynchronous default is the peer of its ASYNC ones.
+     */
+    TOMCAT_DELTA_SYNC,
     /**
      * Not a manager to compare: the control's {@code StandardManager} plus only the wait a SYNC request's thread makes
      * for its acknowledgement, released at once by another thread ({@code io.tandem.benchmarks.floor}). A floor under
@@ -39,6 +48,7 @@ public record Setup(String name, Kind kind, String scope, String mode) {
   public static final Setup CONTROL = new Setup("no-replication", Kind.NO_REPLICATION, null, null);
   public static final Setup BACKUP_MANAGER = new Setup("tomcat-backup", Kind.TOMCAT_BACKUP, null, null);
   public static final Setup DELTA_MANAGER = new Setup("tomcat-delta", Kind.TOMCAT_DELTA, null, null);
+  public static final Setup DELTA_MANAGER_SYNC = new Setup("tomcat-delta-sync", Kind.TOMCAT_DELTA_SYNC, null, null);
   public static final Setup ACK_WAIT_FLOOR = new Setup("ack-wait-floor", Kind.ACK_WAIT_FLOOR, null, null);
 
   public Setup {
@@ -68,6 +78,7 @@ public record Setup(String name, Kind kind, String scope, String mode) {
     }
     all.add(BACKUP_MANAGER);
     all.add(DELTA_MANAGER);
+    all.add(DELTA_MANAGER_SYNC);
     return List.copyOf(all);
   }
 
@@ -93,6 +104,11 @@ public record Setup(String name, Kind kind, String scope, String mode) {
     return kind == Kind.NO_REPLICATION;
   }
 
+  /** Whether the nodes run one of Tomcat's own cluster managers, which report failed replication in their log. */
+  public boolean tomcatCluster() {
+    return kind == Kind.TOMCAT_BACKUP || kind == Kind.TOMCAT_DELTA || kind == Kind.TOMCAT_DELTA_SYNC;
+  }
+
   /** Whether the nodes replicate at all, so failed replication can be counted. */
   public boolean replicates() {
     return kind != Kind.NO_REPLICATION && kind != Kind.ACK_WAIT_FLOOR;
@@ -104,7 +120,8 @@ public record Setup(String name, Kind kind, String scope, String mode) {
       case NO_REPLICATION -> "no replication";
       case TANDEM -> "Tandem " + scope + " " + mode;
       case TOMCAT_BACKUP -> "Tomcat BackupManager";
-      case TOMCAT_DELTA -> "Tomcat DeltaManager";
+      case TOMCAT_DELTA -> "Tomcat DeltaManager, asynchronous (default)";
+      case TOMCAT_DELTA_SYNC -> "Tomcat DeltaManager, synchronous acks";
       case ACK_WAIT_FLOOR -> "floor: the SYNC wait alone";
     };
   }

@@ -80,7 +80,7 @@ final class StepRunner {
         deltas.add(closed.nodes.get(i).since(opened.nodes.get(i)));
       }
       StepRecord step = StepRecord.judge(pair.setup.name(), repeat, phase, result, deltas, pair.setup.replicates(),
-          budget, cap, pair.setup.kind() == Setup.Kind.TOMCAT_BACKUP || pair.setup.kind() == Setup.Kind.TOMCAT_DELTA);
+          budget, cap, pair.setup.tomcatCluster());
       return threads
           ? step.withThreadCpu(ThreadCpu.of(opened.threads, closed.threads, closed.names, result.successes()))
           : step;

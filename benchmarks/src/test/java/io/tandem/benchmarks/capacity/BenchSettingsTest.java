@@ -31,7 +31,8 @@ class BenchSettingsTest {
   @Test
   void theFullRunComparesEverySetupTwiceAndTheQuickRunThreeOnce() {
     BenchSettings full = parse();
-    assertThat(full.setups()).hasSize(9);
+    assertThat(full.setups()).hasSize(10);
+    assertThat(full.setups()).extracting(Setup::name).endsWith("tomcat-backup", "tomcat-delta", "tomcat-delta-sync");
     assertThat(full.repeats()).isEqualTo(2);
     assertThat(full.profile().window().toSeconds()).isEqualTo(30);
 

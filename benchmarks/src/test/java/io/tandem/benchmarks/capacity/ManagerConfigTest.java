@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
@@ -68,6 +69,33 @@ class ManagerConfigTest {
   }
 
   @Test
+  void deltaManagerSync_sameManagerAsTheDefault_clusterSendsWithSynchronousAcks() throws Exception {
+    for (int node = 0; node < 2; node++) {
+      Element async = parse(ManagerConfig.of(Setup.DELTA_MANAGER, node, RECEIVERS, MEMBERSHIP).clusterElement());
+      Element sync = parse(ManagerConfig.of(Setup.named("tomcat-delta-sync"), node, RECEIVERS, MEMBERSHIP).clusterElement());
+
+      assertThat(sync.getAttribute("className")).isEqualTo("org.apache.catalina.ha.tcp.SimpleTcpCluster");
+      // Tribes' Channel: SEND_OPTIONS_USE_ACK 2 | SEND_OPTIONS_SYNCHRONIZED_ACK 4; the default is ASYNCHRONOUS, 8.
+      assertThat(sync.getAttribute("channelSendOptions")).isEqualTo("6");
+      assertThat(async.hasAttribute("channelSendOptions")).as("the default: Tomcat's asynchronous sends").isFalse();
+      Element syncManager = (Element) sync.getElementsByTagName("Manager").item(0);
+      Element asyncManager = (Element) async.getElementsByTagName("Manager").item(0);
+      assertThat(syncManager.getAttribute("className")).isEqualTo("org.apache.catalina.ha.session.DeltaManager");
+      for (String attribute : List.of("className", "expireSessionsOnShutdown", "notifyListenersOnReplication",
+          "processExpiresFrequency")) {
+        assertThat(syncManager.getAttribute(attribute)).as(attribute).isEqualTo(asyncManager.getAttribute(attribute));
+      }
+      assertThat(((Element) sync.getElementsByTagName("Receiver").item(0)).getAttribute("port"))
+          .isEqualTo(Integer.toString(RECEIVERS[node]));
+    }
+    assertThat(Setup.all()).contains(Setup.DELTA_MANAGER, Setup.DELTA_MANAGER_SYNC);
+    assertThat(Setup.DELTA_MANAGER_SYNC.replicates()).isTrue();
+    assertThat(Setup.DELTA_MANAGER_SYNC.tomcatCluster()).isTrue();
+    assertThat(Setup.DELTA_MANAGER_SYNC.label()).isEqualTo("Tomcat DeltaManager, synchronous acks");
+    assertThat(Setup.DELTA_MANAGER.label()).isEqualTo("Tomcat DeltaManager, asynchronous (default)");
+  }
+
+  @Test
   void theFloorIsTheControlsManagerWithTheWaitValve_namedOnlyOnRequest() throws Exception {
     ManagerConfig config = ManagerConfig.of(Setup.named("ack-wait-floor"), 0, RECEIVERS, MEMBERSHIP);
     Element context = parse("<Context>" + config.managerElement() + "</Context>");
@@ -88,7 +116,8 @@ class ManagerConfigTest {
   void setupNamesAreStableAndUnknownOnesAreRefusedWithTheList() {
     assertThat(Setup.all()).extracting(Setup::name).containsExactly("no-replication", "tandem-session-sync",
         "tandem-session-async", "tandem-modified-session-sync", "tandem-modified-session-async",
-        "tandem-modified-attribute-sync", "tandem-modified-attribute-async", "tomcat-backup", "tomcat-delta");
+        "tandem-modified-attribute-sync", "tandem-modified-attribute-async", "tomcat-backup", "tomcat-delta",
+        "tomcat-delta-sync");
     assertThatThrownBy(() -> Setup.named("tandem-everything")).hasMessageContaining("unknown setup 'tandem-everything'")
         .hasMessageContaining("tomcat-delta");
     assertThatThrownBy(() -> Setup.tandem("EVERYTHING", "SYNC")).hasMessageContaining("scope EVERYTHING");

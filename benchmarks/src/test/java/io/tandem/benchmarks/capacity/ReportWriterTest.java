@@ -162,6 +162,21 @@ class ReportWriterTest {
   }
 
   @Test
+  void issue29sTarget_everySyncSetupAboveDeltaManagerWithSynchronousAcks_asyncSetupsNotJudgedAgainstIt() {
+    Setup async = Setup.tandem("MODIFIED_ATTRIBUTE", "ASYNC");
+    Setup sync = Setup.tandem("MODIFIED_ATTRIBUTE", "SYNC");
+    Setup session = Setup.tandem("SESSION", "SYNC");
+    List<SetupSummary> summary = SetupSummary.of(List.of(sync, session, async, Setup.DELTA_MANAGER_SYNC),
+        List.of(outcome(sync, 1, 400, 3, 5_000), outcome(session, 1, 200, 3, 5_000), outcome(async, 1, 800, 3, 5_000),
+            outcome(Setup.DELTA_MANAGER_SYNC, 1, 250, 3, 5_000)));
+
+    assertThat(ReportWriter.targets(summary)).containsExactly(
+        "Tandem MODIFIED_ATTRIBUTE SYNC: U* 400 against Tomcat DeltaManager's with synchronous acks 250 (target: above "
+            + "it): met",
+        "Tandem SESSION SYNC: U* 200 against Tomcat DeltaManager's with synchronous acks 250 (target: above it): MISSED");
+  }
+
+  @Test
   void writesJsonMarkdownAndBothCharts(@TempDir Path directory) throws Exception {
     ReportWriter.write(report(), directory);
 
