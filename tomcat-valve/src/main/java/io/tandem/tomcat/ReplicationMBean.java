@@ -157,6 +157,16 @@ final class ReplicationMBean implements ReplicationMXBean {
   }
 
   @Override
+  public int getHandoversUndecided() {
+    return stats().handoversUndecided();
+  }
+
+  @Override
+  public long getSessionsTakenBack() {
+    return stats().sessionsTakenBack();
+  }
+
+  @Override
   public long getSessionsHandedOff() {
     return stats().sessionsHandedOff();
   }

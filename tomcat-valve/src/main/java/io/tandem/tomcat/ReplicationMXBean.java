@@ -61,6 +61,15 @@ public interface ReplicationMXBean {
 
   long getSessionsMigratedOut();
 
+  /**
+   * Sessions this node handed to a member that asked for them and that has not yet shown it holds them; this node and
+   * its buddy keep their copies meanwhile. Back to 0 within {@code ackTimeout + settleTimeout} of the last migration.
+   */
+  int getHandoversUndecided();
+
+  /** Handovers whose requester never installed the answer (lost reply, died, left): owned here again. */
+  long getSessionsTakenBack();
+
   long getSessionsHandedOff();
 
   long getSessionsFenced();

@@ -32,12 +32,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ended the session), which it sends once its own buddy holds the session. Then this node's former buddy is released.
  * A requester of an earlier release sends no release: a handover not done within {@code ackTimeout + settleTimeout}
  * (the longest the requester waits for the answer, after which it never installs it) is decided by asking every member:
- * a copy above the epoch kept here anywhere means done; none, with every member answering, the requester gone from the
- * view and no member owning it at the kept epoch, means the requester never held it, and this node takes the session
- * back at the epoch above the one it handed out, which fences a copy the requester might still send. With the
- * requester alive, this node lets go, as before the two-step migration: the drills showed live requesters, in a
- * rolling restart, that hold the session by another path (taking it back served an older copy over their acknowledged
- * writes, also when the requester answered that it held nothing); why is not understood yet. A repeated
+ * a copy above the epoch kept here anywhere, or the session owned here again, means done; a member owning it at the
+ * kept epoch or above means let go (the requester may own it by another path: a graceful handoff to it adopted while
+ * its request was asking this node, which held the requester's own backup, in the rolling-restart drill); none of
+ * that, with every member answering, means the requester never installed the answer (it died, left, or the answer was
+ * lost with its connection), and this node takes the session back at the epoch above the one it handed out, which
+ * fences a copy the requester might still send. A repeated
  * {@code Migrate} from the same requester, while it may still be waiting for the first answer, is answered again with
  * the same copy.
  *
@@ -54,8 +54,14 @@ final class Handovers {
     /** The view replication works with, or null before the first. */
     MembershipView view();
 
-    /** Takes ownership of a session from its bytes at the epoch after theirs, and queues it for the buddy. */
-    OwnedSession adopt(SessionSnapshot snapshot);
+    /**
+     * Takes ownership of a session handed out that its requester never installed, at the epoch after the copy's, and
+     * queues it for the buddy; counted in {@code sessionsTakenBack}.
+     */
+    OwnedSession takeBack(SessionSnapshot handed);
+
+    /** Whether this node owns {@code id} now (it came back by another path: a handoff to it, a dead owner's). */
+    boolean ownsNow(String id);
 
     /** Releases {@code former}'s copy of a session once it is protected on the current buddy. */
     void releaseLater(OwnedSession session, NodeId former);
@@ -228,18 +234,20 @@ final class Handovers {
         }
       }
       boolean heldHere = backups.entry(id).map(held -> held.snapshot().epoch() > handover.heldEpoch).orElse(false);
-      MembershipView current = engine.view();
-      boolean requesterGone = current != null && !current.contains(handover.requester);
-      if (heldHere) {
+      if (engine.ownsNow(id)) {
+        // Handed back, or handed off to this node as the requester left: taking the kept copy back would serve it over
+        // the writes acknowledged since.
+        complete(id, handover, false, "owned by " + local.value() + " again");
+      } else if (heldHere) {
         complete(id, handover, false, local.value() + " holds its backup at the new epoch");
-      } else if (everyoneAnswered && !ownedElsewhere && requesterGone) {
+      } else if (everyoneAnswered && !ownedElsewhere) {
         takeBack(id, handover);
       } else if (everyoneAnswered) {
-        // Owned by a member at the kept epoch (the requester, or another, by another path: a handoff adopted beside
-        // the migration made that tie in the rolling-restart drill). Taking the session back from under it served an
-        // older copy over its acknowledged writes; letting go, as before the two-step migration, keeps them.
-        complete(id, handover, false, "the requester " + handover.requester.value() + " is alive and holds nothing"
-            + " above epoch " + handover.heldEpoch);
+        // Owned by a member at the kept epoch: the requester by another path (a graceful handoff to it, adopted while
+        // its request was asking this node, which had the requester's own backup: the rolling-restart drill), or
+        // another member. Taking the session back from under that owner served an older copy over its acknowledged
+        // writes; letting go keeps them.
+        complete(id, handover, false, "owned by a member at epoch " + handover.heldEpoch + " or above");
       }
     } finally {
       handover.asking.set(false);
@@ -254,7 +262,7 @@ final class Handovers {
     if (!pending.remove(id, handover)) {
       return;
     }
-    OwnedSession back = engine.adopt(handover.handed);
+    OwnedSession back = engine.takeBack(handover.handed);
     LOG.log(Level.WARNING, "Session [{0}] was handed to {1} at epoch {2}, which never took it: owned here again at epoch"
         + " {3}", id, handover.requester.value(), handover.handed.epoch(), back.epoch());
     if (handover.formerBuddy != null) {

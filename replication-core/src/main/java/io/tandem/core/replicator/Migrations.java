@@ -126,8 +126,14 @@ final class Migrations implements IncomingRequests.HandingOut {
           }
 
           @Override
-          public OwnedSession adopt(SessionSnapshot snapshot) {
-            return engine.adopt(snapshot);
+          public OwnedSession takeBack(SessionSnapshot handed) {
+            counters.sessionsTakenBack.increment();
+            return engine.adopt(handed);
+          }
+
+          @Override
+          public boolean ownsNow(String id) {
+            return owned.get(id).isPresent();
           }
 
           @Override
@@ -424,6 +430,11 @@ final class Migrations implements IncomingRequests.HandingOut {
   @Override
   public Optional<SessionSnapshot> handing(String id) {
     return handovers.handing(id);
+  }
+
+  /** How many sessions handed out are not yet known to be held by their requesters. */
+  int handoversUndecided() {
+    return handovers.undecided();
   }
 
   /** Decides the handovers that waited too long (the maintenance tick). */

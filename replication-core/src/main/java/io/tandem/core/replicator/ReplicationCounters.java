@@ -35,9 +35,10 @@ final class ReplicationCounters {
   final LongAdder sessionsHandedOff = new LongAdder();
   final LongAdder backupsExpired = new LongAdder();
   final LongAdder unconfirmedWrites = new LongAdder();
+  final LongAdder sessionsTakenBack = new LongAdder();
 
-  /** These counters now, with the gauges of the owned sessions, the backups held and the ASYNC queue. */
-  ReplicationStats stats(OwnedSessions owned, BackupStore.BackupStats backup, int asyncQueued) {
+  /** These counters now, with the gauges of the owned sessions, the backups held, the ASYNC queue and the handovers. */
+  ReplicationStats stats(OwnedSessions owned, BackupStore.BackupStats backup, int asyncQueued, int handoversUndecided) {
     return new ReplicationStats(
         owned.size(),
         owned.unprotectedCount(),
@@ -75,6 +76,8 @@ final class ReplicationCounters {
         misjudgedViews.sum(),
         sessionsTooLarge.sum(),
         backupRefusalsFull.sum(),
-        backup.refusedFull());
+        backup.refusedFull(),
+        handoversUndecided,
+        sessionsTakenBack.sum());
   }
 }

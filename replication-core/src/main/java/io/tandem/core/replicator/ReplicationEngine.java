@@ -267,7 +267,8 @@ public final class ReplicationEngine implements AutoCloseable {
   }
 
   public ReplicationStats stats() {
-    return parts.counters.stats(parts.owned, parts.backups.stats(), parts.outbox == null ? 0 : parts.outbox.size());
+    return parts.counters.stats(parts.owned, parts.backups.stats(), parts.outbox == null ? 0 : parts.outbox.size(),
+        parts.migrations.handoversUndecided());
   }
 
   /** How many ids this node remembers as held nowhere in the cluster (a request for one asks no member). */

@@ -33,6 +33,10 @@ import java.util.Optional;
  *     again in full later
  * @param backupStoreRefusals copies and updates this node refused as a buddy because its backup store was at {@code
  *     maxBackupBytes}
+ * @param handoversUndecided sessions this node handed to a member that asked ({@code Migrate}) and that has not yet
+ *     shown it holds them: the copy and the buddy's copy are kept meanwhile (docs/protocol.md 6.5)
+ * @param sessionsTakenBack handovers in which no member held or owned the session at the epoch handed out once the
+ *     requester could no longer install the answer (its reply was lost, it died or left): owned here again
  */
 public record ReplicationStats(
     int ownedSessions,
@@ -71,4 +75,6 @@ public record ReplicationStats(
     long misjudgedViews,
     long sessionsTooLarge,
     long backupRefusalsFull,
-    long backupStoreRefusals) {}
+    long backupStoreRefusals,
+    int handoversUndecided,
+    long sessionsTakenBack) {}

@@ -51,4 +51,40 @@ class OwnerAskingItsBuddyForItsOwnSessionTest {
     assertThat(n3.listener.fenced).isEmpty();
     assertThat(n1.backup("s3")).as("re-protected on the buddy").contains(Map.of("seq", 2));
   }
+
+  /**
+   * Regression test for the rolling-restart drill's "versions gone back" with a take-back that did not ask who owns
+   * the session (2026-11-27, every scope): the buddy kept the copy it handed to n3 (the migration's second step), n3
+   * never installed it (it owned the session already), and once the handover was overdue the buddy, finding no copy
+   * above the epoch it had handed out, took the session back from its older copy. n3's next write was refused as
+   * stale and the session came back without n3's acknowledged writes. The owner answering {@code PRIMARY} at the
+   * handed-out copy's epoch means the buddy lets go.
+   */
+  @Test
+  void buddyThatHandedTheOwnerItsOwnSession_doesNotTakeItBack_whenTheHandoverIsOverdue() throws Exception {
+    cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(200))
+        .settleTimeout(Duration.ofMillis(200)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n2", "n3");
+    EngineCluster.Node n3 = cluster.node("n3");
+    EngineCluster.Node n1 = cluster.node("n1");
+    n3.create("s3");
+    assertThat(n3.request("s3", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
+    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
+    assertThat(n3.transport.request(new NodeId("n1"), new Message.Migrate("s3", new NodeId("n3"), 0))
+        .get(5, TimeUnit.SECONDS)).isInstanceOf(Message.FullSession.class);
+    assertThat(n1.engine.stats().handoversUndecided()).isEqualTo(1);
+    assertThat(n3.request("s3", (s, reads) -> s.setAttribute("seq", 2))).isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(n1.engine.stats().handoversUndecided()).as("an update at the owner's epoch does not end it").isEqualTo(1);
+
+    // Past ackTimeout + settleTimeout the buddy decides the handover by asking every member.
+    await().atMost(AWAIT).until(() -> {
+      n1.engine.runMaintenance();
+      return n1.engine.stats().handoversUndecided() == 0;
+    });
+
+    assertThat(n1.engine.owns("s3")).as("the buddy took the session back from under its owner").isFalse();
+    assertThat(n1.engine.stats().sessionsTakenBack()).isZero();
+    assertThat(n3.request("s3", (s, reads) -> s.setAttribute("seq", 3))).isEqualTo(FlushOutcome.REPLICATED);
+    assertThat(n3.listener.fenced).isEmpty();
+    assertThat(n1.backup("s3")).contains(Map.of("seq", 3));
+  }
 }

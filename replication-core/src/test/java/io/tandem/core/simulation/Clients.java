@@ -83,8 +83,10 @@ final class Clients {
     long invoked = sim.nanos();
     send(node, new Request(Kind.CREATE, l.id, null, "a", value, null), response -> {
       if (response.status() == Status.OK) {
-        l.exists = true;
-        l.acknowledge("a", value, sim.nanos());
+        if (!response.alone()) {
+          l.exists = true;
+          l.acknowledge("a", value, sim.nanos());
+        }
       } else {
         l.retired = true; // the client never learnt the id (a 503 carries no cookie)
       }
@@ -140,7 +142,10 @@ final class Clients {
     send(node, new Request(Kind.WRITE, id, l.route, key, value, null), response -> {
       switch (response.status()) {
         case OK -> {
-          l.acknowledge(key, value, sim.nanos());
+          if (!response.alone()) {
+            l.exists = true; // on two nodes now, whatever its creation promised
+            l.acknowledge(key, value, sim.nanos());
+          }
           l.route = node;
           checker.served(id, invoked, "a write");
         }
@@ -189,8 +194,12 @@ final class Clients {
       switch (response.status()) {
         case OK -> {
           checker.served(old, invoked, "a login");
-          checker.neverServeAgain(old, "given up by a login answered 200");
-          givenUp.add(old);
+          if (response.alone()) {
+            l.mayBeGone = true; // the new id is on one node only: a merge may keep the old one instead
+          } else {
+            checker.neverServeAgain(old, "given up by a login answered 200");
+            givenUp.add(old);
+          }
           l.id = newId;
           l.route = node;
         }
@@ -216,8 +225,10 @@ final class Clients {
       switch (response.status()) {
         case OK -> {
           checker.served(id, invoked, "a logout");
-          checker.neverServeAgain(id, "invalidated by a logout answered 200");
-          givenUp.add(id);
+          if (!response.alone()) { // ended on one node only, a merge may bring it back
+            checker.neverServeAgain(id, "invalidated by a logout answered 200");
+            givenUp.add(id);
+          }
         }
         case NOT_FOUND -> notFound(l, id, invoked);
         default -> l.mayBeGone = true;

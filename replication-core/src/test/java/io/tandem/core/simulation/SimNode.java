@@ -112,10 +112,17 @@ final class SimNode {
 
   enum Kind { CREATE, WRITE, READ, LOGIN, INVALIDATE }
 
-  /** What the client got back. */
-  record Response(Status status, Long value, String detail) {
-    static Response ok(Long value) {
-      return new Response(Status.OK, value, "");
+  /**
+   * What the client got back. {@code alone}: a 200 of a node alone in its view ({@link FlushOutcome#NO_BUDDY}), which
+   * promises only that the change is on that node (the contract's "or the owner is alone in its view and says so").
+   */
+  record Response(Status status, Long value, String detail, boolean alone) {
+    Response(Status status, Long value, String detail) {
+      this(status, value, detail, false);
+    }
+
+    static Response ok(Long value, boolean alone) {
+      return new Response(Status.OK, value, "", alone);
     }
 
     static Response unavailable(String why) {
@@ -168,14 +175,19 @@ final class SimNode {
         sessions.put(session.id, session);
         FlushOutcome changed = engine.changeId(session.handle, request.newId);
         FlushOutcome flushed = engine.flush(session.handle, reads);
-        return !changed.isConfirmed() ? Response.unavailable("id change " + changed) : answer(flushed, null);
+        if (!changed.isConfirmed()) {
+          return Response.unavailable("id change " + changed);
+        }
+        Response answered = answer(flushed, null);
+        return changed == FlushOutcome.NO_BUDDY && answered.status() == Status.OK ? Response.ok(null, true) : answered;
       }
       case INVALIDATE -> {
         sessions.remove(session.id);
         CompletableFuture<FlushOutcome> ended = engine.ended(session.handle, true);
         try {
           FlushOutcome outcome = sim.actors().waiter().await(ended, Duration.ofSeconds(60).toNanos());
-          return outcome.isConfirmed() ? Response.ok(null) : Response.unavailable("invalidation " + outcome);
+          return outcome.isConfirmed() ? Response.ok(null, outcome == FlushOutcome.NO_BUDDY)
+              : Response.unavailable("invalidation " + outcome);
         } catch (TimeoutException | ExecutionException e) {
           return Response.unavailable("invalidation: " + e);
         } catch (InterruptedException e) {
@@ -187,7 +199,7 @@ final class SimNode {
   }
 
   private Response answer(FlushOutcome outcome, Long value) {
-    return outcome.isConfirmed() ? Response.ok(value) : Response.unavailable("flush " + outcome);
+    return outcome.isConfirmed() ? Response.ok(value, outcome == FlushOutcome.NO_BUDDY) : Response.unavailable("flush " + outcome);
   }
 
   /** As {@code TandemValve.refusedBeforeRunning} and {@code TandemManager.findSessionById}. */
