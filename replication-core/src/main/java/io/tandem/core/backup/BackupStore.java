@@ -242,6 +242,17 @@ public final class BackupStore {
     if (h != null && h.epoch() > change.epoch()) {
       return stale(h, change.oldId());
     }
+    HeldBackup underNewId = entries.get(change.newId());
+    if (underNewId != null && underNewId.epoch() > change.epoch()) {
+      // The session's next owner sent its copy under the new id first, over its own connection, and this id change
+      // arrived late: re-keying the old copy over it put back an older epoch, which the sender's release then
+      // dropped, and the owner's buddy held no copy (the simulation, seed 4617). The old id is given up all the same.
+      if (h != null) {
+        remove(change.oldId());
+      }
+      tombstone(change.oldId(), change.epoch(), true);
+      return stale(underNewId, change.newId());
+    }
     if (h == null || h.epoch() < change.epoch() || h.version() != change.version() - 1) {
       // The owner gave the old id up whatever this copy lacks: the copy under it goes, and the id is remembered as
       // ended, or the owner's death would leave it here to be adopted as a live session (docs/protocol.md 11.2).

@@ -18,7 +18,10 @@ final class PendingInvalidations {
 
   private record Entry(Message.Invalidate invalidate, CompletableFuture<FlushOutcome> acknowledged) {}
 
-  /** Remembers an invalidation until acknowledged; the future completes with REPLICATED when it is. */
+  /**
+   * Remembers an invalidation until acknowledged; the future completes with REPLICATED when it is, FENCED when the
+   * buddy holds the session at a later epoch.
+   */
   CompletableFuture<FlushOutcome> remember(Message.Invalidate invalidate) {
     Entry entry = new Entry(invalidate, new CompletableFuture<>());
     byId.put(invalidate.sessionId(), entry);
@@ -29,16 +32,22 @@ final class PendingInvalidations {
     return byId.containsKey(sessionId);
   }
 
-  /** The buddy answered {@code invalidate}: forget it if the answer settles it (anything but a refusal). */
+  /**
+   * The buddy answered {@code invalidate}: forget it if the answer settles it (anything but a refusal). A buddy that
+   * holds the session at a later epoch ({@code STALE_EPOCH}) settles it as {@code FENCED}: another node took the
+   * session over while this one ended it (this node was paused or cut off), and serves it on; answering the logout
+   * 200 would let the id be served after it (the simulation found this, seed 1975).
+   */
   void answered(Message.Invalidate invalidate, Message reply) {
     boolean settled = reply instanceof Message.Ack
         || reply instanceof Message.Nack nack && nack.reason() != Message.Nack.Reason.REFUSED;
     if (!settled) {
       return;
     }
+    boolean fenced = reply instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.STALE_EPOCH;
     Entry entry = byId.get(invalidate.sessionId());
     if (entry != null && entry.invalidate().equals(invalidate) && byId.remove(invalidate.sessionId(), entry)) {
-      entry.acknowledged().complete(FlushOutcome.REPLICATED);
+      entry.acknowledged().complete(fenced ? FlushOutcome.FENCED : FlushOutcome.REPLICATED);
     }
   }
 

@@ -134,6 +134,28 @@ class BackupStoreTest {
         n -> assertThat(n.reason()).isEqualTo(Nack.Reason.INVALIDATED));
   }
 
+  /**
+   * Regression test for a buddy left without a copy (the simulation, seed 4617): the next owner's copy under the new
+   * id, at the next epoch, came over its connection before the former owner's id change over a slower one; the id
+   * change re-keyed the older copy over it, and the former owner's release of its epoch then dropped it.
+   */
+  @Test
+  void changeId_arrivingAfterTheNextOwnersCopyUnderTheNewId_isStale_andKeepsThatCopy() {
+    store.applyFull(OWNER, full("old", 1, 3, Map.of("a", b("1"))));
+    store.applyFull(OTHER, full("new", 2, 4, Map.of("a", b("1"), "c", b("2"))));
+
+    assertThat(store.changeId(OWNER, new Message.IdChange("old", "new", 1, 4))).isInstanceOfSatisfying(Nack.class,
+        n -> assertThat(n.reason()).isEqualTo(Nack.Reason.STALE_EPOCH));
+    store.invalidate(OWNER, new Message.Invalidate("new", 1, 4, Message.InvalidateReason.RELEASED));
+
+    assertThat(store.entry("new")).hasValueSatisfying(e -> {
+      assertThat(e.snapshot().epoch()).isEqualTo(2);
+      assertThat(e.owner()).isEqualTo(OTHER);
+    });
+    assertThat(store.entry("old")).isEmpty();
+    assertThat(store.endedAt("old")).isPresent();
+  }
+
   @Test
   void changeId_toTheSameId_isRefusedAndKeepsTheBackup() {
     store.applyFull(OWNER, full("same", 1, 3, Map.of()));

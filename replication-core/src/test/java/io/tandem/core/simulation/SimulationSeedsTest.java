@@ -152,6 +152,51 @@ class SimulationSeedsTest {
     assertThat(kinds(2623)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * A live requester that never installed the answer to its {@code Migrate}: the holder let go once the handover was
+   * overdue, and the session was lost with both its copies (docs/protocol.md 11.3.7). Scrambled seeds on 3 and 4 nodes.
+   */
+  @Test
+  void migration_aLiveRequesterThatNeverInstalledTheAnswer_doesNotLoseTheSession_seeds6_42_63() {
+    assertThat(scrambled(6)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
+    assertThat(scrambled(42)).doesNotContain(Checker.Kind.UNAVAILABLE_AFTER_SETTLE, Checker.Kind.OWNERS_AFTER_SETTLE);
+    assertThat(scrambled(63)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
+  /**
+   * A node alone in its view after a partition healed was fenced by the other side's copy at a later epoch (the other
+   * side's view listed it already, its own did not list the other side yet), asked nobody, and answered the next
+   * request "no session": an empty session in place of one acknowledged on two nodes before the partition.
+   */
+  @Test
+  void partitionHealed_aNodeFencedByAnOwnerItsViewDoesNotListYet_doesNotAnswerNoSession_seeds1067and2226() {
+    assertThat(scrambled(1067)).doesNotContain(Checker.Kind.LOST_SESSION);
+    assertThat(scrambled(2226)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
+  /**
+   * An owner resumed from a pause ended a session its buddy had taken over meanwhile; the buddy refused the
+   * invalidation ({@code STALE_EPOCH}), and the logout was answered 200 while the new owner served the id on.
+   */
+  @Test
+  void logout_refusedByABuddyThatOwnsTheSessionNow_isNotConfirmed_seed1975() {
+    assertThat(scrambled(1975)).doesNotContain(Checker.Kind.INVALIDATED_SERVED);
+  }
+
+  /**
+   * An id change from the former owner reached the buddy after the next owner's copy under the new id (over a slower
+   * connection) and re-keyed the older copy over it; the former owner's release then dropped it, and the session had
+   * no copy on its owner's buddy after the faults healed.
+   */
+  @Test
+  void login_anIdChangeArrivingAfterTheNextOwnersCopy_leavesThatCopy_seed4617() {
+    assertThat(scrambled(4617)).doesNotContain(Checker.Kind.NO_COPY_AFTER_SETTLE);
+  }
+
+  private static List<Checker.Kind> scrambled(long seed) {
+    return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
+  }
+
   private static List<Checker.Kind> kinds(long seed) {
     // Numbered before seeds were scrambled (Simulation's constructor): replayed as they were found.
     return Schedule.runLegacy(seed, false).violations().stream().map(Checker.Violation::kind).toList();
