@@ -108,9 +108,10 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
         new Quarantine(local, config.pauseThreshold(), ticker, owned, locator, ring::view, counters, this);
     this.adoption = new Adoption(local, config, backups, owned, unknown, counters, stateTransfer, ring, quarantine,
         locator, maintenance, this::releaseFormerOwner);
-    this.reprotection = new Reprotection(owned, quarantine, stateTransfer, transport, ticker, config.tombstoneTtl());
     this.migrations = new Migrations(config, transport, owned, backups, invalidations, quarantine, locator,
         stateTransfer, adoption.leftovers(), rules, counters, log, unknown, clock, ticker, runtime.waiter(), this);
+    this.reprotection = new Reprotection(owned, quarantine, stateTransfer, transport, ticker, config.tombstoneTtl(),
+        id -> migrations.handing(id).isPresent(), this::fence);
     this.fencing = new Fencing(owned, migrations, quarantine, backups, counters, listener);
     TouchCoalescer touches = new TouchCoalescer();
     this.writes = new OwnerWrites(config, transport, rules, owned, touches, outbox, invalidations, ring.changes(),

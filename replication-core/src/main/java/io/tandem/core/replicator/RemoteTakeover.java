@@ -153,7 +153,11 @@ final class RemoteTakeover {
       // is not the route's successor, or to one this node's view does not list yet. Only every member can say where.
       // (A forged id costs the one hop only, as any other: it was never let go of here.)
       boolean letGo = letGoHere.test(id);
-      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !letGo) {
+      // A route naming a node that left the view: its buddy alone says nothing conclusive, since the session may have
+      // been installed there a moment before it died, with only the holder of the handover keeping a copy (the
+      // simulation, seed 21051).
+      boolean routeGone = !current.contains(route.get());
+      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !letGo && !routeGone) {
         unknown.remember(id, token);
         return Acquisition.NOWHERE;
       }

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 
 /**
  * Protection again after the buddy changed, and the release of the copies former buddies still hold. When the ring
@@ -32,11 +34,17 @@ final class Reprotection {
   private final Ticker ticker;
   /** {@code tombstoneTtl}: how long a release waits for a former buddy that is out of the view to come back. */
   private final long releaseWaitNanos;
+  /** Whether a session is being handed out by this node ({@link Handovers}): its former holders keep their copies. */
+  private final Predicate<String> handingOut;
+  /** Fences a session owned here that a release showed another node owns at a later epoch. */
+  private final BiConsumer<OwnedSession, String> fence;
   /** Former buddies to release each session's copy at, and since when (see {@link #releaseFormerBackups}). */
   private final Map<OwnedSession, Release> ledger = new ConcurrentHashMap<>();
 
   Reprotection(OwnedSessions owned, Quarantine quarantine, StateTransfer stateTransfer, Transport transport,
-      Ticker ticker, Duration releaseWait) {
+      Ticker ticker, Duration releaseWait, Predicate<String> handingOut, BiConsumer<OwnedSession, String> fence) {
+    this.handingOut = handingOut;
+    this.fence = fence;
     this.owned = owned;
     this.quarantine = quarantine;
     this.stateTransfer = stateTransfer;
@@ -121,6 +129,12 @@ final class Reprotection {
     // no longer its buddy, nobody else would ever tell it, and a copy left there would be adopted, stale or ended,
     // the day its owner leaves the view.
     if (!session.isActive() || session.isProtected()) {
+      if (!session.isActive() && handingOut.test(session.id())) {
+        // Handed out, and the requester has not shown it holds the session: the copy here may be the one it is
+        // decided from (a holder that dies meanwhile leaves only that copy; the simulation, seed 13462, lost the
+        // session so). Released once the handover ends.
+        return;
+      }
       if (!current.contains(former) && now - release.sinceNanos() < releaseWaitNanos) {
         // Away (paused, cut off): released when it is back, for as long as tombstones live. Forgotten, the copy it
         // kept of a session that ended meanwhile was adopted, ended, the day this node stopped (docs/protocol.md
@@ -138,6 +152,13 @@ final class Reprotection {
             .whenComplete((reply, failure) -> {
               if (failure != null) {
                 ledger.putIfAbsent(session, release); // the next tick sends it again
+              } else if (reply instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.STALE_EPOCH
+                  && nack.epoch() > session.epoch() && session.isActive()) {
+                // The former holder took the session back above this node's epoch (it decided this node never
+                // installed its answer: this node was paused or cut off meanwhile). Serving on, or handing the copy
+                // out, made two owners (the simulation, seed 17429).
+                fence.accept(session, former.value() + " owns it at epoch " + nack.epoch() + " (this node had epoch "
+                    + session.epoch() + ")");
               }
             });
         // An id a login gave up while the release waited: the former buddy may hold its copy under that id, which

@@ -193,6 +193,36 @@ class SimulationSeedsTest {
     assertThat(scrambled(4617)).doesNotContain(Checker.Kind.NO_COPY_AFTER_SETTLE);
   }
 
+  /**
+   * A holder released its former holder's copy (the release ledger, from when it migrated the session in) while it
+   * was handing the session to that same node, whose request had given up waiting; the holder then died before its
+   * handover was decided, and neither copy was left.
+   */
+  @Test
+  void migration_theRequestersOwnCopy_isKeptWhileItsHandoverIsUndecided_seed13462() {
+    assertThat(scrambled(13462)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
+  /**
+   * A requester paused as the answer to its {@code Migrate} came, and dropped from the views meanwhile, installed it
+   * after the holder had taken the session back at the next epoch; the holder's {@code STALE_EPOCH} answer to its
+   * release was ignored, and it handed its stale copy to a member that asked it directly: two owners at one epoch.
+   */
+  @Test
+  void migration_aRequesterWhoseHolderTookTheSessionBack_isFencedByTheAnswerToItsRelease_seed17429() {
+    assertThat(scrambled(17429)).doesNotContain(Checker.Kind.LOST_WRITE);
+  }
+
+  /**
+   * A request asked the buddy of a session's route node, which had left the view, and took its "absent" for an answer:
+   * the route node had installed the session a moment before it crashed, and only the holder of the handover kept a
+   * copy. The user got an empty session.
+   */
+  @Test
+  void migration_theBuddyOfARouteThatLeftTheView_isNotTheLastWord_seed21051() {
+    assertThat(scrambled(21051)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
