@@ -44,7 +44,8 @@ import jdk.jfr.consumer.RecordingFile;
  * (MODIFIED_ATTRIBUTE, SYNC, Kryo, the shipped defaults) over two real {@link GrizzlyTransport}s on loopback in one
  * JVM, and one request thread that replaces a session's one 1 KiB String attribute and flushes, one request at a
  * time, each waiting for its acknowledgement. After a warm-up, it reads every thread's allocated bytes and CPU time
- * ({@code com.sun.management.ThreadMXBean}) before and after {@code --requests} flushes, and divides by them:
+ * ({@code com.sun.management.ThreadMXBean}; CPU also in user mode alone, the rest being the kernel's) before and
+ * after {@code --requests} flushes, and divides by them:
  *
  * <ul>
  *   <li><b>owner request thread</b>: the flush (prepare, build the delta, encode, hand to the transport, often the
@@ -179,14 +180,15 @@ public final class FlushAllocation {
     }
   }
 
-  /** Thread id → {allocated bytes, CPU ns}, with each thread's group kept by name. */
+  /** Thread id → {allocated bytes, CPU ns, user-mode CPU ns}. */
   private static Map<Long, long[]> sample(ThreadMXBean threads) {
     long[] ids = threads.getAllThreadIds();
     long[] bytes = threads.getThreadAllocatedBytes(ids);
     long[] cpu = threads.getThreadCpuTime(ids);
+    long[] user = threads.getThreadUserTime(ids);
     Map<Long, long[]> sample = new HashMap<>();
     for (int i = 0; i < ids.length; i++) {
-      sample.put(ids[i], new long[] {Math.max(0, bytes[i]), Math.max(0, cpu[i])});
+      sample.put(ids[i], new long[] {Math.max(0, bytes[i]), Math.max(0, cpu[i]), Math.max(0, user[i])});
     }
     return sample;
   }
@@ -223,24 +225,26 @@ public final class FlushAllocation {
     for (Map.Entry<Long, long[]> e : after.entrySet()) {
       var info = threads.getThreadInfo(e.getKey());
       String name = info == null ? "thread-" + e.getKey() : info.getThreadName();
-      long[] was = before.getOrDefault(e.getKey(), new long[2]);
+      long[] was = before.getOrDefault(e.getKey(), new long[3]);
       long bytes = e.getValue()[0] - was[0];
       long cpu = e.getValue()[1] - was[1];
       String group = group(e.getKey(), name);
-      long[] sum = byGroup.computeIfAbsent(group, g -> new long[2]);
+      long[] sum = byGroup.computeIfAbsent(group, g -> new long[3]);
       sum[0] += bytes;
       sum[1] += cpu;
+      sum[2] += e.getValue()[2] - was[2];
       if (bytes > 64L * requests || cpu > 1000L * requests) {
         names.computeIfAbsent(group, g -> new ArrayList<>()).add(String.format(Locale.ROOT, "%s %.0f B %.1f µs", name,
             bytes / (double) requests, cpu / 1000.0 / requests));
       }
     }
     System.out.printf(Locale.ROOT, "%d SYNC MODIFIED_ATTRIBUTE requests (1 KiB String attribute), one at a time%n", requests);
-    System.out.printf(Locale.ROOT, "%-22s %14s %14s   threads%n", "group", "bytes/request", "CPU µs/request");
+    System.out.printf(Locale.ROOT, "%-22s %14s %14s %10s   threads%n", "group", "bytes/request", "CPU µs/request",
+        "of it user");
     for (String group : GROUPS) {
-      long[] sum = byGroup.getOrDefault(group, new long[2]);
-      System.out.printf(Locale.ROOT, "%-22s %14.0f %14.1f   %s%n", group, sum[0] / (double) requests,
-          sum[1] / 1000.0 / requests, names.getOrDefault(group, List.of()));
+      long[] sum = byGroup.getOrDefault(group, new long[3]);
+      System.out.printf(Locale.ROOT, "%-22s %14.0f %14.1f %10.1f   %s%n", group, sum[0] / (double) requests,
+          sum[1] / 1000.0 / requests, sum[2] / 1000.0 / requests, names.getOrDefault(group, List.of()));
     }
   }
 

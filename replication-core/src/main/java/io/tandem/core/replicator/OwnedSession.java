@@ -307,6 +307,7 @@ public final class OwnedSession {
       Set<String> setByApplication, List<String> refused) {
     Map<String, Blob> set;
     Set<String> removed;
+    String onlySet = null; // the one attribute set, when the delta sets one and removes none
     budget.changed(names);
     if (names.size() == 1) { // the usual request: one attribute, and no map or set to build it in
       String name = names.iterator().next();
@@ -314,6 +315,7 @@ public final class OwnedSession {
       if (blob.isPresent()) {
         set = Map.of(name, blob.get());
         removed = Set.of();
+        onlySet = name;
         if (rules.verifyMutations) {
           fingerprints.record(name, blob.get());
         }
@@ -338,7 +340,9 @@ public final class OwnedSession {
         }
       }
     }
-    CopyBudget.Fitted fitted = budget.fitDelta(id, metadata, set, removed, rules.maxSessionSize);
+    CopyBudget.Fitted fitted = onlySet != null
+        ? budget.fitOne(id, metadata, onlySet, set.get(onlySet), rules.maxSessionSize)
+        : budget.fitDelta(id, metadata, set, removed, rules.maxSessionSize);
     if (fitted != null) {
       set = fitted.set();
       removed = fitted.removed();
