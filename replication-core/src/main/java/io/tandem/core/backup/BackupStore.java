@@ -1,6 +1,5 @@
 package io.tandem.core.backup;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.wire.Message;
@@ -9,14 +8,15 @@ import io.tandem.core.wire.Message.Nack;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 
 /**
@@ -39,9 +39,19 @@ import java.util.function.Predicate;
  * the refusal tells the owner, which answers 503 and sends the whole session again later. Refusing growth rather than
  * only new sessions keeps the bound a bound: a few growing sessions could otherwise take the heap past it.
  *
- * <p>Implementation notes: every method is {@code synchronized} on the store, and every field and every {@link
- * HeldBackup} is guarded by that lock. Updates arrive one at a time per owner (the transport contract) and are
- * cheap map operations on bytes already decoded, so one lock costs little and keeps {@code bytesHeld} exact.
+ * <p>Implementation notes: striped, not one store-wide monitor. Everything about one session id (its {@link
+ * HeldBackup}, found in {@code entries} under that id, and its tombstone) is read and changed only while holding
+ * that id's stripe, {@code stripe(id)}, one of {@value #STRIPES} plain monitors chosen by the id's hash; an entry is
+ * looked up inside the stripe, never before it. An id change holds the stripes of both ids (in index order) while it
+ * moves the backup. {@code entries} and {@code tombstones} are concurrent maps, so that the buddy's selector threads
+ * (one per owner connection) apply updates of different sessions at once, and the scans ({@link #expireOrphans},
+ * {@link #heldFor}, {@link #owners}) walk them without any lock and take each id's stripe only for that id, briefly:
+ * the maintenance tick's orphan scan no longer holds a lock the selector threads wait for while it walks every
+ * backup. {@code bytesHeld} stays exact and bounded: an update that grows the store first reserves its growth with a
+ * compare-and-set that fails past {@code maxBytes} (the refusal), and settles the difference once applied; the
+ * counters are adders. A stripe's monitor is held for map operations on bytes already decoded, and never while
+ * calling out of the store. Error Prone's {@code @GuardedBy} cannot name a lock chosen per key, so the rule is stated
+ * here and on the helpers ("under {@code stripe(id)}").
  */
 public final class BackupStore {
   /** The time of day: session times (last access) that other nodes stamped, for expiry. */
@@ -50,28 +60,22 @@ public final class BackupStore {
   private final InstantSource lifetimes;
   private final Duration tombstoneTtl;
   private final long maxBytes;
-  @GuardedBy("this")
-  private final Map<String, HeldBackup> entries = new HashMap<>();
-  @GuardedBy("this")
-  private final Map<String, Tombstone> tombstones = new HashMap<>();
-  @GuardedBy("this")
-  private long bytesHeld;
-  @GuardedBy("this")
-  private long appliedFull;
-  @GuardedBy("this")
-  private long appliedDelta;
-  @GuardedBy("this")
-  private long touchesApplied;
-  @GuardedBy("this")
-  private long touchesUnknown;
-  @GuardedBy("this")
-  private long gaps;
-  @GuardedBy("this")
-  private long stale;
-  @GuardedBy("this")
-  private long refusedInvalidated;
-  @GuardedBy("this")
-  private long refusedFull;
+  /** How many monitors guard the sessions (a power of two): enough that two selector threads rarely meet. */
+  static final int STRIPES = 64;
+  private final Object[] stripes = new Object[STRIPES];
+  /** Each entry under its id's stripe (see the implementation notes). */
+  private final Map<String, HeldBackup> entries = new ConcurrentHashMap<>();
+  /** Each tombstone under its id's stripe. */
+  private final Map<String, Tombstone> tombstones = new ConcurrentHashMap<>();
+  private final AtomicLong bytesHeld = new AtomicLong();
+  private final LongAdder appliedFull = new LongAdder();
+  private final LongAdder appliedDelta = new LongAdder();
+  private final LongAdder touchesApplied = new LongAdder();
+  private final LongAdder touchesUnknown = new LongAdder();
+  private final LongAdder gaps = new LongAdder();
+  private final LongAdder stale = new LongAdder();
+  private final LongAdder refusedInvalidated = new LongAdder();
+  private final LongAdder refusedFull = new LongAdder();
 
   /** A store without a bound on the bytes it holds. */
   public BackupStore(InstantSource clock, Duration tombstoneTtl) {
@@ -97,6 +101,19 @@ public final class BackupStore {
     this.lifetimes = lifetimes;
     this.tombstoneTtl = tombstoneTtl;
     this.maxBytes = maxBytes;
+    for (int i = 0; i < STRIPES; i++) {
+      stripes[i] = new Object();
+    }
+  }
+
+  /** The monitor that guards everything about {@code id}. */
+  private Object stripe(String id) {
+    return stripes[stripeIndex(id)];
+  }
+
+  static int stripeIndex(String id) {
+    int h = id.hashCode();
+    return (h ^ (h >>> 16)) & (STRIPES - 1);
   }
 
   /** A backup: whose it is and its bytes at one version. */
@@ -130,114 +147,138 @@ public final class BackupStore {
    * session ended or moved on here at that epoch or later, or a copy at a later epoch is held. Empty when an update
    * could be stored.
    */
-  public synchronized Optional<Nack> refusal(String id, long epoch) {
-    Optional<Nack> refused = refuseTombstoned(id, epoch);
-    if (refused.isPresent()) {
-      return refused;
+  public Optional<Nack> refusal(String id, long epoch) {
+    synchronized (stripe(id)) {
+      Optional<Nack> refused = refuseTombstoned(id, epoch);
+      if (refused.isPresent()) {
+        return refused;
+      }
+      HeldBackup h = entries.get(id);
+      return h != null && h.epoch() > epoch ? Optional.of(stale(h, id)) : Optional.empty();
     }
-    HeldBackup h = entries.get(id);
-    return h != null && h.epoch() > epoch ? Optional.of(stale(h, id)) : Optional.empty();
   }
 
-  public synchronized Message applyFull(NodeId owner, SessionSnapshot s) {
-    Optional<Nack> refused = refuseTombstoned(s.id(), s.epoch());
-    if (refused.isPresent()) {
-      return refused.get();
-    }
-    HeldBackup h = entries.get(s.id());
-    if (h != null) {
-      if (h.epoch() > s.epoch() || h.epoch() == s.epoch() && !h.owner().equals(owner)) {
-        return stale(h, s.id());
+  public Message applyFull(NodeId owner, SessionSnapshot s) {
+    synchronized (stripe(s.id())) {
+      Optional<Nack> refused = refuseTombstoned(s.id(), s.epoch());
+      if (refused.isPresent()) {
+        return refused.get();
       }
-      if (h.epoch() == s.epoch() && h.version() >= s.version()) {
+      HeldBackup h = entries.get(s.id());
+      if (h != null) {
+        if (h.epoch() > s.epoch() || h.epoch() == s.epoch() && !h.owner().equals(owner)) {
+          return stale(h, s.id());
+        }
+        if (h.epoch() == s.epoch() && h.version() >= s.version()) {
+          return new Ack(h.epoch(), h.version());
+        }
+      }
+      long growth = s.serializedSize() - (h == null ? 0 : h.size());
+      Optional<Nack> full = reserveGrowth(s.id(), h, growth);
+      if (full.isPresent()) {
+        return full.get();
+      }
+      put(new HeldBackup(owner, s), Math.max(0, growth));
+      appliedFull.increment();
+      return new Ack(s.epoch(), s.version());
+    }
+  }
+
+  public Message applyDelta(NodeId owner, Message.SessionDelta d) {
+    synchronized (stripe(d.sessionId())) {
+      Optional<Nack> refused = refuseTombstoned(d.sessionId(), d.epoch());
+      if (refused.isPresent()) {
+        return refused.get();
+      }
+      HeldBackup h = entries.get(d.sessionId());
+      if (h == null) {
+        gaps.increment();
+        return new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + d.sessionId());
+      }
+      if (h.epoch() > d.epoch() || h.epoch() == d.epoch() && !h.owner().equals(owner)) {
+        return stale(h, d.sessionId());
+      }
+      if (h.epoch() < d.epoch()) {
+        gaps.increment();
+        return new Nack(Nack.Reason.GAP, h.epoch(), h.version(), "backup is at epoch " + h.epoch() + ", delta is for epoch " + d.epoch());
+      }
+      if (d.version() <= h.version()) {
         return new Ack(h.epoch(), h.version());
       }
+      if (d.baseVersion() != h.version()) {
+        gaps.increment();
+        return new Nack(Nack.Reason.GAP, h.epoch(), h.version(),
+            "backup is at version " + h.version() + ", delta starts at " + d.baseVersion());
+      }
+      long growth = h.sizeAfter(d.metadata(), d.set(), d.removed()) - h.size();
+      Optional<Nack> full = reserveGrowth(d.sessionId(), h, growth);
+      if (full.isPresent()) {
+        return full.get();
+      }
+      h.owner(owner); // as a full session would: the sender owns it now
+      long before = h.size();
+      h.applyDelta(d.version(), d.metadata(), d.set(), d.removed());
+      bytesHeld.addAndGet(h.size() - before - Math.max(0, growth)); // zero: sizeAfter said what it would be
+      appliedDelta.increment();
+      return new Ack(h.epoch(), d.version());
     }
-    Optional<Nack> full = refuseGrowth(s.id(), h, s.serializedSize() - (h == null ? 0 : h.size()));
-    if (full.isPresent()) {
-      return full.get();
-    }
-    put(new HeldBackup(owner, s));
-    appliedFull++;
-    return new Ack(s.epoch(), s.version());
-  }
-
-  public synchronized Message applyDelta(NodeId owner, Message.SessionDelta d) {
-    Optional<Nack> refused = refuseTombstoned(d.sessionId(), d.epoch());
-    if (refused.isPresent()) {
-      return refused.get();
-    }
-    HeldBackup h = entries.get(d.sessionId());
-    if (h == null) {
-      gaps++;
-      return new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + d.sessionId());
-    }
-    if (h.epoch() > d.epoch() || h.epoch() == d.epoch() && !h.owner().equals(owner)) {
-      return stale(h, d.sessionId());
-    }
-    if (h.epoch() < d.epoch()) {
-      gaps++;
-      return new Nack(Nack.Reason.GAP, h.epoch(), h.version(), "backup is at epoch " + h.epoch() + ", delta is for epoch " + d.epoch());
-    }
-    if (d.version() <= h.version()) {
-      return new Ack(h.epoch(), h.version());
-    }
-    if (d.baseVersion() != h.version()) {
-      gaps++;
-      return new Nack(Nack.Reason.GAP, h.epoch(), h.version(),
-          "backup is at version " + h.version() + ", delta starts at " + d.baseVersion());
-    }
-    Optional<Nack> full = refuseGrowth(d.sessionId(), h, h.sizeAfter(d.metadata(), d.set(), d.removed()) - h.size());
-    if (full.isPresent()) {
-      return full.get();
-    }
-    h.owner(owner); // as a full session would: the sender owns it now
-    long before = h.size();
-    h.applyDelta(d.version(), d.metadata(), d.set(), d.removed());
-    bytesHeld += h.size() - before;
-    appliedDelta++;
-    return new Ack(h.epoch(), d.version());
   }
 
   /** Raises last-access times; never lowers them and never changes versions. Unknown sessions are skipped. */
-  public synchronized Message applyTouches(NodeId owner, Message.TouchBatch batch) {
+  public Message applyTouches(NodeId owner, Message.TouchBatch batch) {
     for (Message.Touch touch : batch.touches()) {
-      HeldBackup h = entries.get(touch.sessionId());
-      if (h == null || h.epoch() != touch.epoch()) {
-        touchesUnknown++;
-        continue;
+      synchronized (stripe(touch.sessionId())) {
+        HeldBackup h = entries.get(touch.sessionId());
+        if (h == null || h.epoch() != touch.epoch()) {
+          touchesUnknown.increment();
+          continue;
+        }
+        if (touch.lastAccessedTime() > h.metadata().lastAccessedTime()) {
+          h.touch(touch.lastAccessedTime());
+        }
+        touchesApplied.increment();
       }
-      if (touch.lastAccessedTime() > h.metadata().lastAccessedTime()) {
-        h.touch(touch.lastAccessedTime());
-      }
-      touchesApplied++;
     }
     return new Ack(0, 0);
   }
 
-  public synchronized Message invalidate(NodeId owner, Message.Invalidate invalidate) {
+  public Message invalidate(NodeId owner, Message.Invalidate invalidate) {
     String id = invalidate.sessionId();
-    HeldBackup held = entries.get(id);
-    if (held != null && held.epoch() > invalidate.epoch()) {
-      return stale(held, id);
+    synchronized (stripe(id)) {
+      HeldBackup held = entries.get(id);
+      if (held != null && held.epoch() > invalidate.epoch()) {
+        return stale(held, id);
+      }
+      if (held != null) {
+        remove(id);
+      }
+      if (invalidate.reason() != Message.InvalidateReason.RELEASED) {
+        tombstone(id, invalidate.epoch(), true);
+      }
+      return new Ack(invalidate.epoch(), invalidate.version());
     }
-    if (held != null) {
-      remove(id);
-    }
-    if (invalidate.reason() != Message.InvalidateReason.RELEASED) {
-      tombstone(id, invalidate.epoch(), true);
-    }
-    return new Ack(invalidate.epoch(), invalidate.version());
   }
 
   /**
    * Re-keys a backup after the owner changed the session id. The id change is one version step, so a backup that
    * missed an update answers with a gap and the owner re-sends the session under its new id.
    */
-  public synchronized Message changeId(NodeId owner, Message.IdChange change) {
+  public Message changeId(NodeId owner, Message.IdChange change) {
     if (change.oldId().equals(change.newId())) {
       return new Nack(Nack.Reason.REFUSED, 0, 0, "id change from " + change.oldId() + " to itself");
     }
+    // Both ids' stripes, the lower index first (every holder of two stripes takes them in that order).
+    int a = stripeIndex(change.oldId());
+    int b = stripeIndex(change.newId());
+    synchronized (stripes[Math.min(a, b)]) {
+      synchronized (stripes[Math.max(a, b)]) {
+        return changeIdLocked(owner, change);
+      }
+    }
+  }
+
+  /** Under the stripes of both ids. */
+  private Message changeIdLocked(NodeId owner, Message.IdChange change) {
     HeldBackup h = entries.get(change.oldId());
     if (h != null && h.epoch() > change.epoch()) {
       return stale(h, change.oldId());
@@ -261,7 +302,7 @@ public final class BackupStore {
         remove(change.oldId());
       }
       tombstone(change.oldId(), change.epoch(), true);
-      gaps++;
+      gaps.increment();
       return h == null ? new Nack(Nack.Reason.GAP, 0, 0, "no backup of session " + change.oldId())
           : new Nack(Nack.Reason.GAP, h.epoch(), h.version(),
               "backup is at " + h.epoch() + "/" + h.version() + ", id change is " + change.epoch() + "/" + change.version());
@@ -270,7 +311,7 @@ public final class BackupStore {
     tombstone(change.oldId(), change.epoch(), true);
     h.owner(owner);
     h.changeId(change.newId(), change.version());
-    put(h);
+    put(h, 0);
     return new Ack(h.epoch(), change.version());
   }
 
@@ -278,8 +319,10 @@ public final class BackupStore {
    * Refuses, from now on, any update of {@code id} at {@code epoch} or older: the session moved to a new owner at a
    * higher epoch, and a former owner that comes back must learn so ({@code INVALIDATED}) instead of being stored.
    */
-  public synchronized void refuseUpTo(String id, long epoch) {
-    tombstone(id, epoch, false);
+  public void refuseUpTo(String id, long epoch) {
+    synchronized (stripe(id)) {
+      tombstone(id, epoch, false);
+    }
   }
 
   /**
@@ -288,12 +331,14 @@ public final class BackupStore {
    * outlived it: handed to a member that asked after the session moved on, or handed off and adopted after the session
    * ended (docs/protocol.md 11.2).
    */
-  public synchronized void claimedHere(String id, long epoch) {
-    HeldBackup held = entries.get(id);
-    if (held != null && held.epoch() <= epoch) {
-      remove(id);
+  public void claimedHere(String id, long epoch) {
+    synchronized (stripe(id)) {
+      HeldBackup held = entries.get(id);
+      if (held != null && held.epoch() <= epoch) {
+        remove(id);
+      }
+      tombstone(id, epoch, false);
     }
-    tombstone(id, epoch, false);
   }
 
   /**
@@ -301,10 +346,12 @@ public final class BackupStore {
    * mistake (made by a node cut off from an owner that went on writing), and that owner's updates must be stored here
    * again. A session that ended stays refused, and so does a refusal set since at {@code epoch} or above.
    */
-  public synchronized void stopRefusingBelow(String id, long epoch) {
-    Tombstone tombstone = tombstones.get(id);
-    if (tombstone != null && !tombstone.ended() && tombstone.epoch() < epoch) {
-      tombstones.remove(id);
+  public void stopRefusingBelow(String id, long epoch) {
+    synchronized (stripe(id)) {
+      Tombstone tombstone = tombstones.get(id);
+      if (tombstone != null && !tombstone.ended() && tombstone.epoch() < epoch) {
+        tombstones.remove(id);
+      }
     }
   }
 
@@ -312,18 +359,23 @@ public final class BackupStore {
    * The session ended on this node, its owner: like {@link #refuseUpTo}, and remembered as ended for the tombstone's
    * lifetime, so that this node never takes it back in from a copy some other member still holds.
    */
-  public synchronized void ended(String id, long epoch) {
-    tombstone(id, epoch, true);
+  public void ended(String id, long epoch) {
+    synchronized (stripe(id)) {
+      tombstone(id, epoch, true);
+    }
   }
 
   /**
    * The epoch at which {@code id} ended (was invalidated, expired, or given up at login), if that was within the
    * tombstone's lifetime: no copy at that epoch or older may be taken in again.
    */
-  public synchronized OptionalLong endedAt(String id) {
-    Tombstone tombstone = tombstones.get(id);
-    boolean ended = tombstone != null && tombstone.ended() && lifetimes.millis() - tombstone.atMillis() <= tombstoneTtl.toMillis();
-    return ended ? OptionalLong.of(tombstone.epoch()) : OptionalLong.empty();
+  public OptionalLong endedAt(String id) {
+    synchronized (stripe(id)) {
+      Tombstone tombstone = tombstones.get(id);
+      boolean ended = tombstone != null && tombstone.ended()
+          && lifetimes.millis() - tombstone.atMillis() <= tombstoneTtl.toMillis();
+      return ended ? OptionalLong.of(tombstone.epoch()) : OptionalLong.empty();
+    }
   }
 
   /**
@@ -331,16 +383,20 @@ public final class BackupStore {
    * session is remembered as ended. A copy at a later epoch (the session moved on after that end was decided by an
    * owner that had been fenced) is kept.
    */
-  public synchronized void endedElsewhere(String id, long epoch) {
-    HeldBackup held = entries.get(id);
-    if (held == null || held.epoch() <= epoch) {
-      remove(id);
-      tombstone(id, epoch, true);
+  public void endedElsewhere(String id, long epoch) {
+    synchronized (stripe(id)) {
+      HeldBackup held = entries.get(id);
+      if (held == null || held.epoch() <= epoch) {
+        remove(id);
+        tombstone(id, epoch, true);
+      }
     }
   }
 
-  /** A later tombstone never lowers the epoch refused, nor forgets that the session ended while the first lives. */
-  @GuardedBy("this")
+  /**
+   * Under {@code stripe(id)}. A later tombstone never lowers the epoch refused, nor forgets that the session ended
+   * while the first lives.
+   */
   private void tombstone(String id, long epoch, boolean ended) {
     long now = lifetimes.millis();
     Tombstone before = tombstones.get(id);
@@ -349,89 +405,120 @@ public final class BackupStore {
   }
 
   /** The backup of {@code id} as it is now; the snapshot never changes afterwards. */
-  public synchronized Optional<BackupEntry> entry(String id) {
-    return Optional.ofNullable(entries.get(id)).map(BackupStore::handOut);
+  public Optional<BackupEntry> entry(String id) {
+    synchronized (stripe(id)) {
+      HeldBackup held = entries.get(id);
+      return held == null ? Optional.empty() : Optional.of(handOut(held));
+    }
   }
 
   /** Removes and returns a backup for promotion; no tombstone, the session lives on elsewhere. */
-  public synchronized Optional<BackupEntry> take(String id) {
-    HeldBackup held = entries.get(id);
-    if (held != null) {
+  public Optional<BackupEntry> take(String id) {
+    synchronized (stripe(id)) {
+      HeldBackup held = entries.get(id);
+      if (held == null) {
+        return Optional.empty();
+      }
       remove(id);
+      return Optional.of(handOut(held));
     }
-    return Optional.ofNullable(held).map(BackupStore::handOut);
   }
 
   /**
    * {@link #take} of the backup only if it is still {@code owner}'s at this epoch and version: a decision made on a
    * copy after asking other members must not take or drop one that an update replaced meanwhile.
    */
-  public synchronized Optional<BackupEntry> takeIf(String id, NodeId owner, long epoch, long version) {
-    HeldBackup held = entries.get(id);
-    if (held == null || !held.owner().equals(owner) || held.epoch() != epoch || held.version() != version) {
-      return Optional.empty();
+  public Optional<BackupEntry> takeIf(String id, NodeId owner, long epoch, long version) {
+    synchronized (stripe(id)) {
+      HeldBackup held = entries.get(id);
+      if (held == null || !held.owner().equals(owner) || held.epoch() != epoch || held.version() != version) {
+        return Optional.empty();
+      }
+      return take(id); // the stripe's monitor is reentrant
     }
-    return take(id);
   }
 
-  public synchronized List<BackupEntry> heldFor(NodeId owner) {
-    return entries.values().stream().filter(e -> e.owner().equals(owner)).map(BackupStore::handOut).toList();
+  /** The backups {@code owner} holds here, each as it was when the walk reached it. */
+  public List<BackupEntry> heldFor(NodeId owner) {
+    List<BackupEntry> held = new ArrayList<>();
+    for (String id : entries.keySet()) {
+      synchronized (stripe(id)) {
+        HeldBackup h = entries.get(id);
+        if (h != null && h.owner().equals(owner)) {
+          held.add(handOut(h));
+        }
+      }
+    }
+    return List.copyOf(held);
   }
 
-  public synchronized Set<NodeId> owners() {
+  public Set<NodeId> owners() {
     Set<NodeId> owners = new LinkedHashSet<>();
-    entries.values().forEach(e -> owners.add(e.owner()));
+    for (String id : entries.keySet()) {
+      synchronized (stripe(id)) {
+        HeldBackup h = entries.get(id);
+        if (h != null) {
+          owners.add(h.owner());
+        }
+      }
+    }
     return owners;
   }
 
-  public synchronized boolean isTombstoned(String id) {
+  public boolean isTombstoned(String id) {
     return tombstones.containsKey(id);
   }
 
-  public synchronized long bytesHeld() {
-    return bytesHeld;
+  public long bytesHeld() {
+    return bytesHeld.get();
   }
 
   public long maxBytes() {
     return maxBytes;
   }
 
-  public synchronized int size() {
+  public int size() {
     return entries.size();
   }
 
   /**
    * Drops backups whose owner is gone and whose idle time ran out, allowing {@code graceMillis} more; a backup
-   * whose owner is alive is never expired here. Also forgets tombstones older than the TTL.
+   * whose owner is alive is never expired here. Also forgets tombstones older than the TTL. Walks the store without
+   * a lock, taking each id's stripe only to look at and perhaps drop that id (see the implementation notes).
    *
    * @return the ids dropped
    */
-  public synchronized List<String> expireOrphans(Predicate<NodeId> ownerAlive, long graceMillis) {
+  public List<String> expireOrphans(Predicate<NodeId> ownerAlive, long graceMillis) {
     long now = clock.millis(); // the time of day: last-access times are stamped so
     long age = lifetimes.millis();
     List<String> expired = new ArrayList<>();
-    for (HeldBackup entry : List.copyOf(entries.values())) {
-      if (!ownerAlive.test(entry.owner()) && entry.metadata().isExpiredAt(now, graceMillis)) {
-        String id = entry.id();
-        remove(id);
-        tombstone(id, entry.epoch(), true);
-        expired.add(id);
+    for (String id : entries.keySet()) {
+      synchronized (stripe(id)) {
+        HeldBackup entry = entries.get(id);
+        if (entry != null && !ownerAlive.test(entry.owner()) && entry.metadata().isExpiredAt(now, graceMillis)) {
+          remove(id);
+          tombstone(id, entry.epoch(), true);
+          expired.add(id);
+        }
       }
     }
-    for (Iterator<Tombstone> it = tombstones.values().iterator(); it.hasNext(); ) {
-      if (age - it.next().atMillis() > tombstoneTtl.toMillis()) {
-        it.remove();
+    for (Map.Entry<String, Tombstone> e : tombstones.entrySet()) {
+      if (age - e.getValue().atMillis() > tombstoneTtl.toMillis()) {
+        synchronized (stripe(e.getKey())) {
+          tombstones.remove(e.getKey(), e.getValue()); // only if no newer tombstone replaced it meanwhile
+        }
       }
     }
     return expired;
   }
 
-  public synchronized BackupStats stats() {
-    return new BackupStats(entries.size(), bytesHeld, maxBytes, refusedFull, tombstones.size(), appliedFull,
-        appliedDelta, touchesApplied, touchesUnknown, gaps, stale, refusedInvalidated);
+  public BackupStats stats() {
+    return new BackupStats(entries.size(), bytesHeld.get(), maxBytes, refusedFull.sum(), tombstones.size(),
+        appliedFull.sum(), appliedDelta.sum(), touchesApplied.sum(), touchesUnknown.sum(), gaps.sum(), stale.sum(),
+        refusedInvalidated.sum());
   }
 
-  @GuardedBy("this")
+  /** Under {@code stripe(id)}. */
   private Optional<Nack> refuseTombstoned(String id, long epoch) {
     Tombstone tombstone = tombstones.get(id);
     if (tombstone == null || tombstone.epoch() < epoch) {
@@ -441,57 +528,66 @@ public final class BackupStore {
       tombstones.remove(id);
       return Optional.empty();
     }
-    refusedInvalidated++;
+    refusedInvalidated.increment();
     return Optional.of(new Nack(Nack.Reason.INVALIDATED, tombstone.epoch(), 0, "session " + id + " was invalidated"));
   }
 
   /**
-   * A refusal when adding {@code growth} bytes would take the store past its bound; empty when the update may be
-   * applied. {@code held} is the copy of {@code id} held now, kept as it is either way.
+   * Under {@code stripe(id)}: reserves {@code growth} bytes of the bound, or refuses when adding them would take the
+   * store past it; empty when the update may be applied (its caller then settles the reservation as it applies).
+   * {@code held} is the copy of {@code id} held now, kept as it is either way. What does not grow reserves nothing.
    */
-  @GuardedBy("this")
-  private Optional<Nack> refuseGrowth(String id, HeldBackup held, long growth) {
-    if (growth <= 0 || bytesHeld + growth <= maxBytes) {
+  private Optional<Nack> reserveGrowth(String id, HeldBackup held, long growth) {
+    if (growth <= 0) {
       return Optional.empty();
     }
-    refusedFull++;
-    return Optional.of(new Nack(Nack.Reason.BACKUP_STORE_FULL, held == null ? 0 : held.epoch(),
-        held == null ? 0 : held.version(), "backup store holds " + bytesHeld + " bytes of maxBackupBytes " + maxBytes
-            + "; " + (held == null ? "a copy of session " + id : "this update of session " + id) + " would add " + growth));
+    while (true) {
+      long now = bytesHeld.get();
+      if (now + growth > maxBytes) {
+        refusedFull.increment();
+        return Optional.of(new Nack(Nack.Reason.BACKUP_STORE_FULL, held == null ? 0 : held.epoch(),
+            held == null ? 0 : held.version(), "backup store holds " + now + " bytes of maxBackupBytes " + maxBytes
+                + "; " + (held == null ? "a copy of session " + id : "this update of session " + id) + " would add "
+                + growth));
+      }
+      if (bytesHeld.compareAndSet(now, now + growth)) {
+        return Optional.empty();
+      }
+    }
   }
 
-  @GuardedBy("this")
   /**
-   * The sender's copy is older than the one held here, or as old and from another owner: two nodes claimed the session
-   * at one epoch. The held copy's owner keeps it and the sender is refused (and so fenced), whatever versions the two
-   * are at: a same-epoch update from the other owner acknowledged as "already held" (its version was not above) was a
-   * 200 for a change stored nowhere, and one stored over the held copy dropped the changes the first owner had been
-   * told were safe (docs/protocol.md 11.2).
+   * Under {@code stripe(held.id())}. The sender's copy is older than the one held here, or as old and from another
+   * owner: two nodes claimed the session at one epoch. The held copy's owner keeps it and the sender is refused (and
+   * so fenced), whatever versions the two are at: a same-epoch update from the other owner acknowledged as "already
+   * held" (its version was not above) was a 200 for a change stored nowhere, and one stored over the held copy
+   * dropped the changes the first owner had been told were safe (docs/protocol.md 11.2).
    */
   private Nack stale(HeldBackup held, String id) {
-    stale++;
+    stale.increment();
     return new Nack(Nack.Reason.STALE_EPOCH, held.epoch(), held.version(),
         "backup of session " + id + " is at epoch " + held.epoch() + " from " + held.owner().value());
   }
 
+  /** Under the entry's stripe: the snapshot it makes is cached in it. */
   private static BackupEntry handOut(HeldBackup held) {
     return new BackupEntry(held.owner(), held.snapshot());
   }
 
-  @GuardedBy("this")
-  private void put(HeldBackup entry) {
+  /**
+   * Under {@code stripe(entry.id())}: stores it under its id, counting what it adds to the bytes held less the
+   * {@code reserved} growth already counted.
+   */
+  private void put(HeldBackup entry, long reserved) {
     HeldBackup previous = entries.put(entry.id(), entry);
-    if (previous != null) {
-      bytesHeld -= previous.size();
-    }
-    bytesHeld += entry.size();
+    bytesHeld.addAndGet(entry.size() - (previous == null ? 0 : previous.size()) - reserved);
   }
 
-  @GuardedBy("this")
+  /** Under {@code stripe(id)}. */
   private void remove(String id) {
     HeldBackup previous = entries.remove(id);
     if (previous != null) {
-      bytesHeld -= previous.size();
+      bytesHeld.addAndGet(-previous.size());
     }
   }
 }

@@ -19,7 +19,8 @@ import java.util.Set;
  * The copy then replaces the backup's own map (one map per backup, never two), and the next delta copies again:
  * a backup that is read between updates pays one copy per read, one that is only updated pays none.
  *
- * <p>Implementation notes: not thread-safe; every instance is reached only through the store, under its lock.
+ * <p>Implementation notes: not thread-safe; every instance is reached only through the store, under the store's
+ * stripe for its session id (see {@link BackupStore}).
  */
 final class HeldBackup {
   private NodeId owner;

@@ -92,59 +92,108 @@ final class CopyBudget {
     return Optional.of(leftOut(id, before, limit, out));
   }
 
+  /** A delta that did not fit as built: its attributes with what was left out moved to the removed ones, and why. */
+  record Fitted(Map<String, Blob> set, Set<String> removed, SessionTooLarge tooLarge) {}
+
   /**
-   * A delta over the copy: moves from {@code set} to {@code removed}, as the rule says, what does not fit within
-   * {@code limit} (and, if that is not enough, removes other attributes of the copy), and from then on tracks the copy
-   * with the delta applied.
+   * A delta over the copy: if it fits within {@code limit} (the usual case), tracks the copy with the delta applied
+   * and returns null, allocating nothing. Otherwise moves from {@code set} to {@code removed}, as the rule says, what
+   * does not fit (and, if that is not enough, removes other attributes of the copy) in copies of the two, tracks the
+   * copy with that delta applied, and returns it.
    *
    * @param metadata the delta's metadata, or null when it carries none
-   * @param set the attributes the delta sets, modified in place
-   * @param removed the attributes the delta removes, modified in place
+   * @param set the attributes the delta sets; not modified
+   * @param removed the attributes the delta removes; not modified
    */
-  Optional<SessionTooLarge> fitDelta(String id, SessionMetadata metadata, Map<String, Blob> set, Set<String> removed,
-      long limit) {
+  Fitted fitDelta(String id, SessionMetadata metadata, Map<String, Blob> set, Set<String> removed, long limit) {
     long head = metadata == null ? headBytes : MessageCodec.snapshotHeadBytes(id, metadata);
-    Map<String, Long> setBytes = new HashMap<>();
     long attributes = attributeBytes;
-    for (String name : removed) {
-      attributes -= entries.getOrDefault(name, 0L);
+    if (!removed.isEmpty()) {
+      for (String name : removed) {
+        attributes -= entries.getOrDefault(name, 0L);
+      }
+    }
+    for (Map.Entry<String, Blob> e : set.entrySet()) {
+      attributes += MessageCodec.attributeBytes(e.getKey(), e.getValue()) - entries.getOrDefault(e.getKey(), 0L);
+    }
+    if (head + attributes > limit) {
+      return leaveOut(id, head, attributes, new HashMap<>(set), new HashSet<>(removed), limit);
+    }
+    headBytes = head;
+    if (!removed.isEmpty()) {
+      for (String name : removed) {
+        entries.remove(name);
+      }
     }
     for (Map.Entry<String, Blob> e : set.entrySet()) {
       long bytes = MessageCodec.attributeBytes(e.getKey(), e.getValue());
-      setBytes.put(e.getKey(), bytes);
-      attributes += bytes - entries.getOrDefault(e.getKey(), 0L);
+      Long before = entries.get(e.getKey());
+      if (before == null || before != bytes) { // a value replaced by one of the same size boxes nothing
+        entries.put(e.getKey(), bytes);
+      }
+    }
+    attributeBytes = attributes;
+    return null;
+  }
+
+  /**
+   * {@link #fitDelta} of a delta that sets one attribute and removes none (the usual request), without walking a map
+   * twice: a one-entry immutable map makes a set, an entry and an iterator for every walk.
+   */
+  Fitted fitOne(String id, SessionMetadata metadata, String name, Blob value, long limit) {
+    long head = metadata == null ? headBytes : MessageCodec.snapshotHeadBytes(id, metadata);
+    long bytes = MessageCodec.attributeBytes(name, value);
+    Long before = entries.get(name);
+    long attributes = attributeBytes + bytes - (before == null ? 0 : before);
+    if (head + attributes > limit) {
+      Map<String, Blob> set = new HashMap<>();
+      set.put(name, value);
+      return leaveOut(id, head, attributes, set, new HashSet<>(), limit);
+    }
+    headBytes = head;
+    if (before == null || before != bytes) {
+      entries.put(name, bytes);
+    }
+    attributeBytes = attributes;
+    return null;
+  }
+
+  /** {@link #fitDelta} past the limit, on the caller's copies of the delta's set and removed attributes. */
+  private Fitted leaveOut(String id, long head, long attributes, Map<String, Blob> set, Set<String> removed,
+      long limit) {
+    Map<String, Long> setBytes = new HashMap<>();
+    for (Map.Entry<String, Blob> e : set.entrySet()) {
+      setBytes.put(e.getKey(), MessageCodec.attributeBytes(e.getKey(), e.getValue()));
     }
     long before = head + attributes;
     Map<String, Long> out = new LinkedHashMap<>();
-    if (before > limit) {
-      for (String name : leaveOutOrder(setBytes, Set.of())) { // every one of them changed
-        if (head + attributes <= limit) {
-          break;
-        }
-        long bytes = setBytes.remove(name);
-        set.remove(name);
-        removed.add(name);
-        attributes -= bytes;
-        out.put(name, bytes);
+    for (String name : leaveOutOrder(setBytes, Set.of())) { // every one of them changed
+      if (head + attributes <= limit) {
+        break;
       }
-      List<String> others = new ArrayList<>(entries.keySet());
-      others.removeIf(name -> setBytes.containsKey(name) || removed.contains(name));
-      others.sort(Comparator.comparing(entries::get, Comparator.reverseOrder()));
-      for (String name : others) {
-        if (head + attributes <= limit) {
-          break;
-        }
-        long bytes = entries.get(name);
-        removed.add(name);
-        attributes -= bytes;
-        out.put(name, bytes);
+      long bytes = setBytes.remove(name);
+      set.remove(name);
+      removed.add(name);
+      attributes -= bytes;
+      out.put(name, bytes);
+    }
+    List<String> others = new ArrayList<>(entries.keySet());
+    others.removeIf(name -> setBytes.containsKey(name) || removed.contains(name));
+    others.sort(Comparator.comparing(entries::get, Comparator.reverseOrder()));
+    for (String name : others) {
+      if (head + attributes <= limit) {
+        break;
       }
+      long bytes = entries.get(name);
+      removed.add(name);
+      attributes -= bytes;
+      out.put(name, bytes);
     }
     headBytes = head;
     removed.forEach(entries::remove);
     entries.putAll(setBytes);
     attributeBytes = attributes;
-    return out.isEmpty() && before <= limit ? Optional.empty() : Optional.of(leftOut(id, before, limit, out));
+    return new Fitted(set, removed, leftOut(id, before, limit, out));
   }
 
   /** What the copy takes now, as last fitted. */

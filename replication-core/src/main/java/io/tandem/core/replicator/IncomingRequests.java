@@ -88,9 +88,10 @@ final class IncomingRequests {
       appeared.accept(s.id());
       return stored(from, s.id(), s.epoch(), store(from, s.id(), s.epoch(), () -> backups.applyFull(from, s)));
     }
-    if (request instanceof Message.SessionDelta delta) {
+    if (request instanceof Message.SessionDelta delta) { // every SYNC request: no Supplier to allocate
+      Message refused = refusedHere(from, delta.sessionId(), delta.epoch());
       return stored(from, delta.sessionId(), delta.epoch(),
-          store(from, delta.sessionId(), delta.epoch(), () -> backups.applyDelta(from, delta)));
+          refused != null ? refused : backups.applyDelta(from, delta));
     }
     if (request instanceof Message.TouchBatch batch) {
       return backups.applyTouches(from, batch);
@@ -143,6 +144,12 @@ final class IncomingRequests {
    * simulation (docs/protocol.md 11.2). Refused with {@code REFUSED}, the sender answers 503 until the views agree.
    */
   private Message store(NodeId from, String id, long epoch, Supplier<Message> apply) {
+    Message refused = refusedHere(from, id, epoch);
+    return refused != null ? refused : apply.get();
+  }
+
+  /** {@link #store}'s refusal, or null when the update is to be applied. */
+  private Message refusedHere(NodeId from, String id, long epoch) {
     Optional<Message> owner = ownedHere(id, epoch);
     if (owner.isPresent()) {
       return owner.get();
@@ -156,7 +163,7 @@ final class IncomingRequests {
       return new Nack(Nack.Reason.REFUSED, 0, 0, "node " + from.value() + " is not a member of " + local.value()
           + "'s view; its copies are stored once the membership lists it again");
     }
-    return apply.get();
+    return null;
   }
 
   /** {@code answer}, after telling {@link #handingOut} when it stored {@code from}'s update here. */

@@ -76,6 +76,9 @@ public final class OwnedSession {
    */
   @GuardedBy("this")
   private final Map<String, Blob> lastBytes = new HashMap<>();
+  /** {@link #prepare}'s list of refused attributes, reused: {@link Prepared#update} copies it only when not empty. */
+  @GuardedBy("this")
+  private final List<String> refusedScratch = new ArrayList<>();
   /** The size of the buddy's copy, kept within {@code maxSessionSize}. */
   @GuardedBy("this")
   private final CopyBudget budget = new CopyBudget();
@@ -175,11 +178,14 @@ public final class OwnedSession {
     }
     // Only a value the application set is its request's failure to replicate; one that counts as changed because it
     // was read (the mutation policy) and cannot be encoded is dropped from the copy all the same, without a 500.
-    Set<String> setByApplication = Set.copyOf(pending.changedNames());
-    Set<String> mayHaveChanged = new HashSet<>(pending.changedNames());
+    Set<String> setByApplication = frozenCopy(pending.changedNames());
+    List<String> mutableReads = null; // read and mutable: whatever the policy, a full update must not reuse old bytes
     for (String name : readNames) {
       if (!content.isImmutable(name, rules.immutableTypes)) {
-        mayHaveChanged.add(name); // read and mutable: whatever the policy, a full update must not reuse its old bytes
+        if (mutableReads == null) {
+          mutableReads = new ArrayList<>();
+        }
+        mutableReads.add(name);
         if (rules.mutationPolicy == MutationPolicy.READ_MARKS_DIRTY) {
           pending.attributeChanged(name);
         }
@@ -190,17 +196,41 @@ public final class OwnedSession {
     }
     SessionMetadata metadata = content.metadata();
     boolean metadataChanged = pending.isMetadataChanged() || !sameExceptAccessTime(metadata, lastSentMetadata);
-    FlushPlan plan =
-        ScopePolicy.plan(rules.scope, pending.isAccessed(), pending.changedNames(), metadataChanged, needsFull);
-    Set<String> names = Set.copyOf(pending.changedNames());
+    // Names are only ever added since the copy above: as many means the same ones (the usual case), no second copy.
+    Set<String> names = pending.changedNames().size() == setByApplication.size() ? setByApplication
+        : frozenCopy(pending.changedNames());
+    FlushPlan plan = ScopePolicy.plan(rules.scope, pending.isAccessed(), names, metadataChanged, needsFull);
     pending.clear();
-    List<String> refused = new ArrayList<>();
+    List<String> refused = refusedScratch;
+    refused.clear();
     return switch (plan.kind()) {
       case NOTHING -> Prepared.NOTHING;
       case TOUCH -> Prepared.touch(new Touch(id, epoch, metadata.lastAccessedTime()), metadata);
-      case FULL -> Prepared.update(buildFull(rules, ++version, metadata, setByApplication, mayHaveChanged, refused), refused);
+      case FULL -> Prepared.update(buildFull(rules, ++version, metadata, setByApplication,
+          mayHaveChanged(setByApplication, mutableReads), refused), refused);
       case DELTA -> Prepared.update(buildDelta(rules, names, metadata, setByApplication, refused), refused);
     };
+  }
+
+  /** An immutable copy; none, one or two names (what a request usually changes) take no temporary set to copy. */
+  private static Set<String> frozenCopy(Set<String> names) {
+    switch (names.size()) {
+      case 0:
+        return Set.of();
+      case 1:
+        return Set.of(names.iterator().next());
+      default:
+        return Set.copyOf(names);
+    }
+  }
+
+  private static Set<String> mayHaveChanged(Set<String> setByApplication, List<String> mutableReads) {
+    if (mutableReads == null) {
+      return setByApplication;
+    }
+    Set<String> union = new HashSet<>(setByApplication);
+    union.addAll(mutableReads);
+    return union;
   }
 
   /**
@@ -275,37 +305,68 @@ public final class OwnedSession {
   @GuardedBy("this")
   private SessionUpdate.Delta buildDelta(FlushRules rules, Set<String> names, SessionMetadata metadata,
       Set<String> setByApplication, List<String> refused) {
-    Map<String, Blob> set = new HashMap<>();
-    Set<String> removed = new HashSet<>();
+    Map<String, Blob> set;
+    Set<String> removed;
+    String onlySet = null; // the one attribute set, when the delta sets one and removes none
     budget.changed(names);
-    for (String name : names) {
+    if (names.size() == 1) { // the usual request: one attribute, and no map or set to build it in
+      String name = names.iterator().next();
       Optional<Blob> blob = encode(rules, name);
       if (blob.isPresent()) {
-        set.put(name, blob.get());
+        set = Map.of(name, blob.get());
+        removed = Set.of();
+        onlySet = name;
         if (rules.verifyMutations) {
           fingerprints.record(name, blob.get());
         }
       } else {
-        if (setByApplication.contains(name) && content.attributeNames().contains(name)) {
-          refused.add(name);
+        set = Map.of();
+        removed = Set.of(name);
+        refuseOrForget(name, setByApplication, refused);
+      }
+    } else {
+      set = new HashMap<>();
+      removed = new HashSet<>();
+      for (String name : names) {
+        Optional<Blob> blob = encode(rules, name);
+        if (blob.isPresent()) {
+          set.put(name, blob.get());
+          if (rules.verifyMutations) {
+            fingerprints.record(name, blob.get());
+          }
+        } else {
+          removed.add(name);
+          refuseOrForget(name, setByApplication, refused);
         }
-        removed.add(name);
-        fingerprints.forget(name);
       }
     }
-    budget.fitDelta(id, metadata, set, removed, rules.maxSessionSize).ifPresent(tooLarge -> {
-      for (String name : tooLarge.leftOut().keySet()) {
+    CopyBudget.Fitted fitted = onlySet != null
+        ? budget.fitOne(id, metadata, onlySet, set.get(onlySet), rules.maxSessionSize)
+        : budget.fitDelta(id, metadata, set, removed, rules.maxSessionSize);
+    if (fitted != null) {
+      set = fitted.set();
+      removed = fitted.removed();
+      for (String name : fitted.tooLarge().leftOut().keySet()) {
         fingerprints.forget(name);
         if (setByApplication.contains(name)) {
           refused.add(name);
         }
       }
-      rules.reportSessionTooLarge(tooLarge);
-    });
+      rules.reportSessionTooLarge(fitted.tooLarge());
+    }
     long base = version;
     version++;
     lastSentMetadata = metadata;
     return new SessionUpdate.Delta(id, epoch, base, version, metadata, set, removed);
+  }
+
+  /** {@code name} could not be encoded: refused if the application set it (and the session has it), not verified. */
+  @GuardedBy("this")
+  private void refuseOrForget(String name, Set<String> setByApplication, List<String> refused) {
+    if (setByApplication.contains(name) && content.attributeNames().contains(name)) {
+      refused.add(name);
+    }
+    fingerprints.forget(name);
   }
 
   /** The attribute's bytes; empty when it does not exist or cannot be encoded (reported). */
@@ -356,7 +417,7 @@ public final class OwnedSession {
    * they do not change, so those compare by reference first.
    */
   private static boolean sameExceptAccessTime(SessionMetadata a, SessionMetadata b) {
-    return b != null && a.equals(b.withLastAccessedTime(a.lastAccessedTime()));
+    return b != null && a.sameExceptAccessTime(b);
   }
 
   /** The buddy acknowledged {@code ackedVersion}. Returns true when the session just became protected. */
@@ -513,7 +574,7 @@ public final class OwnedSession {
 
     static Prepared update(SessionUpdate update, List<String> refused) {
       return new Prepared(update instanceof SessionUpdate.Full ? FlushPlan.Kind.FULL : FlushPlan.Kind.DELTA, null,
-          null, update, List.copyOf(refused));
+          null, update, refused.isEmpty() ? List.of() : List.copyOf(refused));
     }
   }
 }

@@ -28,6 +28,16 @@ public record SessionMetadata(
     return new SessionMetadata(now, now, maxInactiveIntervalSeconds, null, null, Map.of());
   }
 
+  /**
+   * Equal to this but for the last access time: {@code equals(other.withLastAccessedTime(lastAccessedTime()))}, without
+   * the copy (asked on every flush).
+   */
+  public boolean sameExceptAccessTime(SessionMetadata other) {
+    return creationTime == other.creationTime && maxInactiveIntervalSeconds == other.maxInactiveIntervalSeconds
+        && Objects.equals(authType, other.authType) && Objects.equals(principal, other.principal)
+        && notes.equals(other.notes);
+  }
+
   public SessionMetadata withLastAccessedTime(long time) {
     return new SessionMetadata(creationTime, time, maxInactiveIntervalSeconds, authType, principal, notes);
   }
@@ -43,6 +53,9 @@ public record SessionMetadata(
     long size = Long.BYTES * 2 + Integer.BYTES;
     size += authType == null ? 0 : authType.length();
     size += principal == null ? 0 : principal.size();
+    if (notes.isEmpty()) {
+      return size; // the usual case; an empty map's entry set and iterator are objects too, several per update
+    }
     for (Map.Entry<String, Blob> note : notes.entrySet()) {
       size += note.getKey().length() + note.getValue().size();
     }

@@ -30,8 +30,11 @@ public record EngineRuntime(Ticker ticker, InstantSource wallClock, Scheduler.Fa
     this(ticker, wallClock, schedulers, Waiter.blocking());
   }
 
-  /** Production: {@link System#nanoTime()}, {@code wallClock}, the threads of {@link Scheduler.Factory#system()} and blocking waits. */
+  /**
+   * Production: {@link System#nanoTime()}, {@code wallClock}, the threads of {@link Scheduler.Factory#system()} and
+   * blocking waits that arm no timer per wait ({@link Waiter#timerless()}).
+   */
   public static EngineRuntime system(InstantSource wallClock) {
-    return new EngineRuntime(Ticker.system(), wallClock, Scheduler.Factory.system());
+    return new EngineRuntime(Ticker.system(), wallClock, Scheduler.Factory.system(), Waiter.timerless());
   }
 }

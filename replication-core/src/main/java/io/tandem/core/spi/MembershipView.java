@@ -25,7 +25,12 @@ public record MembershipView(long viewId, List<Member> members) {
   }
 
   public boolean contains(NodeId id) {
-    return members.stream().anyMatch(m -> m.id().equals(id));
+    for (int i = 0; i < members.size(); i++) { // asked for every update a buddy stores: no stream, no iterator
+      if (members.get(i).id().equals(id)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public Optional<Member> member(NodeId id) {

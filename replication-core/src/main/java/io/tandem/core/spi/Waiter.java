@@ -11,8 +11,8 @@ import java.util.concurrent.TimeoutException;
  * waiting for the buddy. Every such wait in the engine goes through this one method, and nothing else in the engine
  * blocks a thread on another.
  *
- * <p>Production blocks the calling thread ({@link #blocking()}, {@link Future#get(long, TimeUnit)}): a Tomcat request
- * thread waits as it did before this was injected. The deterministic simulation (issue 27) runs each waiting caller as
+ * <p>Production blocks the calling thread ({@link #timerless()}; {@link #blocking()} is {@link Future#get(long,
+ * TimeUnit)}): a Tomcat request thread waits as it did before this was injected. The deterministic simulation (issue 27) runs each waiting caller as
  * a parked actor: it hands control back to the simulator, which runs other nodes' work in virtual time, and resumes
  * the caller when the future completes or the virtual deadline passes. So a wait's timeout is measured on the
  * engine's {@link Ticker} there, and on the JVM's clock here, the same clock production's ticker reads.
@@ -28,6 +28,14 @@ public interface Waiter {
   /** Blocks the calling thread: what the engine did before the wait was injected. */
   static Waiter blocking() {
     return BlockingWaiter.INSTANCE;
+  }
+
+  /**
+   * Blocks the calling thread without arming a kernel timer per wait: the reply wakes it, and one sweeper thread wakes
+   * it when its timeout passes (see {@link TimerlessWaiter}). What production uses ({@link EngineRuntime#system}).
+   */
+  static Waiter timerless() {
+    return TimerlessWaiter.INSTANCE;
   }
 }
 

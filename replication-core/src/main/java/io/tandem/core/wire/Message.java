@@ -187,6 +187,31 @@ public sealed interface Message {
       }
       return null;
     }
+
+    /**
+     * Whether {@code reply} is exactly {@link #impliedBy(Message) impliedBy(request)}: compared field by field, without
+     * making the Ack only to compare it (the buddy asks this of every reply it batches).
+     */
+    public static boolean isImpliedBy(Message request, Message reply) {
+      if (!(reply instanceof Ack ack)) {
+        return false;
+      }
+      if (request instanceof InContext scoped) {
+        return isImpliedBy(scoped.message(), reply);
+      }
+      if (request instanceof SessionDelta d) {
+        return ack.epoch() == d.epoch() && ack.version() == d.version();
+      } else if (request instanceof FullSession f) {
+        return ack.epoch() == f.snapshot().epoch() && ack.version() == f.snapshot().version();
+      } else if (request instanceof Invalidate i) {
+        return ack.epoch() == i.epoch() && ack.version() == i.version();
+      } else if (request instanceof IdChange c) {
+        return ack.epoch() == c.epoch() && ack.version() == c.version();
+      } else if (request instanceof TouchBatch) {
+        return ack.epoch() == 0 && ack.version() == 0;
+      }
+      return false;
+    }
   }
 
   /** Not applied, and why. Epoch and version are what the receiver holds (zero when nothing). */

@@ -203,7 +203,11 @@ public final class MessageCodec {
       }
       writeBlobs(w, m.set());
       w.i32(m.removed().size());
-      m.removed().forEach(w::string);
+      if (!m.removed().isEmpty()) {
+        for (String name : m.removed()) {
+          w.string(name);
+        }
+      }
     } else if (message instanceof Message.TouchBatch m) {
       w.i32(m.touches().size());
       for (Message.Touch t : m.touches()) {
@@ -281,11 +285,16 @@ public final class MessageCodec {
         long base = r.i64("baseVersion");
         long version = r.i64("version");
         SessionMetadata metadata = r.bool("metadata presence") ? readMetadata(r) : null;
-        Map<String, Blob> set = readBlobs(r, "set");
+        Map<String, Blob> set = readFrozenBlobs(r, "set", "set name", "set value");
         int removedCount = r.count("removed", 4);
-        Set<String> removed = new HashSet<>();
-        for (int i = 0; i < removedCount; i++) {
-          removed.add(r.string("removed name"));
+        Set<String> removed;
+        if (removedCount == 0) {
+          removed = Set.of(); // the usual delta: the message's own copy would be another set
+        } else {
+          removed = new HashSet<>();
+          for (int i = 0; i < removedCount; i++) {
+            removed.add(r.string("removed name"));
+          }
         }
         yield new Message.SessionDelta(id, epoch, base, version, metadata, set, removed);
       }
@@ -394,7 +403,8 @@ public final class MessageCodec {
     long epoch = r.i64("epoch");
     long version = r.i64("version");
     SessionMetadata metadata = readMetadata(r);
-    return SessionSnapshot.owning(id, epoch, version, metadata, readBlobs(r, "attributes")); // built for it alone
+    return SessionSnapshot.owning(id, epoch, version, metadata, readBlobs(r, "attributes", "attributes name",
+        "attributes value")); // built for it alone
   }
 
   private static void writeMetadata(WireWriter w, SessionMetadata m) {
@@ -413,23 +423,53 @@ public final class MessageCodec {
         r.i32("maxInactiveInterval"),
         r.nullableString("authType"),
         r.nullableBlob("principal"),
-        readBlobs(r, "notes"));
+        readFrozenBlobs(r, "notes", "notes name", "notes value"));
   }
 
   private static void writeBlobs(WireWriter w, Map<String, Blob> blobs) {
     w.i32(blobs.size());
+    if (blobs.isEmpty()) {
+      return; // notes mostly: an empty map's entry set and iterator are objects too, on every frame
+    }
     for (Map.Entry<String, Blob> e : blobs.entrySet()) {
       w.string(e.getKey());
       w.blob(e.getValue());
     }
   }
 
-  private static Map<String, Blob> readBlobs(WireReader r, String what) {
+  /**
+   * @param nameLabel and {@code valueLabel} name the fields in an error (constants: a label joined per field read was
+   *     a string per field of every frame)
+   */
+  /**
+   * The map of a message that keeps it immutable (a delta's set, the notes): read as such, so that the message's own
+   * {@code Map.copyOf} returns it as it is; none or one entry (what a frame usually carries) takes no map to build.
+   */
+  private static Map<String, Blob> readFrozenBlobs(WireReader r, String what, String nameLabel, String valueLabel) {
     int n = r.count(what, 8);
+    if (n == 0) {
+      return Map.of();
+    }
+    if (n == 1) {
+      return Map.of(r.string(nameLabel), r.blob(valueLabel));
+    }
+    return Map.copyOf(readBlobs(r, what, n, nameLabel, valueLabel));
+  }
+
+  /** A map of the caller's own (a snapshot's attributes, changed in place by the backup store). */
+  private static Map<String, Blob> readBlobs(WireReader r, String what, String nameLabel, String valueLabel) {
+    return readBlobs(r, what, r.count(what, 8), nameLabel, valueLabel);
+  }
+
+  /**
+   * @param nameLabel and {@code valueLabel} name the fields in an error (constants: a label joined per field read was
+   *     a string per field of every frame)
+   */
+  private static Map<String, Blob> readBlobs(WireReader r, String what, int n, String nameLabel, String valueLabel) {
     Map<String, Blob> blobs = new HashMap<>(); // grows as entries arrive, never from the declared count alone
     for (int i = 0; i < n; i++) {
-      String name = r.string(what + " name");
-      if (blobs.put(name, r.blob(what + " value")) != null) {
+      String name = r.string(nameLabel);
+      if (blobs.put(name, r.blob(valueLabel)) != null) {
         throw new MalformedMessageException(what + " repeats the name " + name);
       }
     }

@@ -35,8 +35,16 @@ final class WireReader {
   }
 
   private void need(long n, String what) {
+    need(n, what, "");
+  }
+
+  /**
+   * @param suffix appended to {@code what} in the message: labels are joined only when a field is bad, not for every
+   *     field read (a frame's decoding allocated a label string per length-prefixed field)
+   */
+  private void need(long n, String what, String suffix) {
     if (n < 0 || n > in.remaining()) {
-      throw new MalformedMessageException(what + " needs " + n + " bytes but only " + in.remaining() + " remain");
+      throw new MalformedMessageException(what + suffix + " needs " + n + " bytes but only " + in.remaining() + " remain");
     }
   }
 
@@ -74,7 +82,8 @@ final class WireReader {
 
   /** A length-prefixed field's length, checked against the bytes left. */
   private int length(String what) {
-    int n = i32(what + " length");
+    need(4, what, " length");
+    int n = in.getInt();
     need(n, what);
     return n;
   }
@@ -109,11 +118,20 @@ final class WireReader {
   }
 
   String nullableString(String what) {
-    return bool(what + " presence") ? string(what) : null;
+    return presence(what) ? string(what) : null;
   }
 
   Blob nullableBlob(String what) {
-    return bool(what + " presence") ? blob(what) : null;
+    return presence(what) ? blob(what) : null;
+  }
+
+  private boolean presence(String what) {
+    need(1, what, " presence");
+    int v = in.get() & 0xff;
+    if (v > 1) {
+      throw new MalformedMessageException(what + " presence must be 0 or 1, got " + v);
+    }
+    return v == 1;
   }
 
   <E extends Enum<E>> E enumValue(Class<E> type, String what) {

@@ -32,6 +32,8 @@ class TimeAndThreadsInjectedTest {
       "io/tandem/core/spi/Ticker.java", Set.of("System::nanoTime"), // the default ticker
       "io/tandem/core/spi/ExecutorScheduler.java", Set.of("Executors.", "new Thread("), // the default lanes
       "io/tandem/core/spi/SharedDelayScheduler.java", Set.of("delayedExecutor"), // the default TIMEOUTS lane
+      // The production waiter (Waiter.timerless): real-time waits and their sweeper thread; the simulation passes its own.
+      "io/tandem/core/spi/TimerlessWaiter.java", Set.of("System.nanoTime", "LockSupport.park", "new Thread("),
       // Its public default, for the transport; the engine passes its ticker.
       "io/tandem/core/logging/RateLimitedLog.java", Set.of("System::nanoTime"),
       // The ASYNC sender and its reply thread: listed as blocking, to become non-blocking (not yet injected).

@@ -81,7 +81,7 @@ final class InboundFrames {
       // Answered during this read (backup updates are): an ack that says no more than "applied as sent" joins the
       // read's range; anything else goes out on its own.
       Message reply = handled.getNow(null);
-      if (reply.equals(Message.AckRange.impliedBy(request))) {
+      if (Message.AckRange.isImpliedBy(request, reply)) {
         connection.replies.acknowledged(id);
       } else {
         respond(connection, id, reply);
