@@ -185,9 +185,8 @@ final class Migrations implements IncomingRequests.HandingOut {
     }
   }
 
-  /** The owner of this node's backup of {@code id} when that owner is another live member of the view. */
-  private Optional<NodeId> liveOwnerOfBackup(String id) {
-    MembershipView current = engine.view();
+  /** The owner of this node's backup of {@code id} when that owner is another live member of {@code current}. */
+  private Optional<NodeId> liveOwnerOfBackup(String id, MembershipView current) {
     return backups.entry(id).map(BackupStore.BackupEntry::owner)
         .filter(owner -> current != null && current.contains(owner) && !owner.equals(local));
   }
@@ -241,12 +240,17 @@ final class Migrations implements IncomingRequests.HandingOut {
     // holds every acknowledged change, and the owner's next write is refused (fenced). After a pause or partition,
     // though, a backup held here may be older than the cluster's copy: ask first.
     if (here.isEmpty() && !quarantine.active()) {
-      Optional<NodeId> liveOwner = liveOwnerOfBackup(id);
+      // One view for the decision and the ask: the owner found live here is the one the takeover asks. Read again
+      // there, a suspicion of the owner landing in between (its redial refused a moment after the kill) left the one
+      // hop nobody to ask, and "nobody answered that they hold it" came back as NOWHERE beside the backup held here.
+      MembershipView current = engine.view();
+      Optional<NodeId> liveOwner = liveOwnerOfBackup(id, current);
       if (liveOwner.isPresent()) {
         // The owner may have handed the session to a third node a moment ago (its RELEASED to this node is still on
         // the way): promoting this copy would make a second owner at the same epoch, which nothing fences. The owner
         // hands it over itself, or says where it went.
-        Optional<Acquisition> fromOwner = unlessTheOwnerJustDied(liveOwner.get(), () -> remote.acquire(id, liveOwner));
+        Optional<Acquisition> fromOwner =
+            unlessTheOwnerJustDied(liveOwner.get(), () -> remote.acquire(id, liveOwner, current));
         if (fromOwner.isPresent()) {
           return fromOwner.get();
         }
@@ -278,7 +282,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     if (here.isPresent()) {
       return Acquisition.found(here.get());
     }
-    Optional<NodeId> liveOwner = quarantine.active() ? liveOwnerOfBackup(id) : Optional.empty();
+    Optional<NodeId> liveOwner = quarantine.active() ? liveOwnerOfBackup(id, engine.view()) : Optional.empty();
     if (liveOwner.isPresent()) {
       // In quarantine every member is asked, the backup's owner too; a dying owner is asked again once gone, when
       // this node's backup may turn out to be the only copy (see onlyCopyHere).

@@ -132,13 +132,23 @@ final class RemoteTakeover {
    * @param route the node the session id's route names, when routes are node ids; empty when the id carries none
    */
   Acquisition acquire(String id, Optional<NodeId> route) {
+    return acquire(id, route, view.get());
+  }
+
+  /**
+   * {@link #acquire(String, Optional)}, the one hop's targets taken from {@code current}: the view in which the caller
+   * found {@code route} to be the live owner of a backup held here ({@link Migrations#acquire}). Taken from a later
+   * view, one that no longer lists that owner (its redial was refused meanwhile), the hop would ask nobody and answer
+   * "nowhere" although the only copy is this node's own backup; asked, the dead owner fails at once, and the caller
+   * promotes that backup.
+   */
+  Acquisition acquire(String id, Optional<NodeId> route, MembershipView current) {
     // After a pause or a cut-off this node's idea of the cluster may be stale: it asks everyone, remembers nothing.
     boolean trusted = !quarantine.active();
     if (trusted && unknown.isRemembered(id)) {
       return Acquisition.NOWHERE;
     }
     long token = unknown.beforeAsking();
-    MembershipView current = view.get();
     boolean elsewhere = false;
     // A session handed away from here a moment ago is looked for among every member's answers, where an owner can be
     // told from a backup (see everyMember): the one hop cannot tell them apart.

@@ -48,6 +48,8 @@ final class EngineCluster implements AutoCloseable {
   private final Map<String, java.util.concurrent.atomic.AtomicLong> monotonic = new ConcurrentHashMap<>();
   /** Each node's index of owned sessions, which counts the lookups by id made through it. */
   private final Map<String, CountingIndex> indexes = new ConcurrentHashMap<>();
+  /** What runs, on the reading thread, each time a node's engine reads its ticker (see {@link #onTickerRead}). */
+  private final Map<String, Runnable> tickerReads = new ConcurrentHashMap<>();
 
   EngineCluster(ReplicationConfig config, String... nodeIds) throws Exception {
     this(config, null, nodeIds);
@@ -99,7 +101,10 @@ final class EngineCluster implements AutoCloseable {
     indexes.put(id, index);
     // The JVM's own ticker, moved on by freeze(): every reader in the engine sees the pause, as in a stopped JVM.
     EngineRuntime runtime = virtual != null ? new EngineRuntime(virtual.ticker(), clock, virtual)
-        : new EngineRuntime(() -> System.nanoTime() + frozen.get() * 1_000_000, clock, Scheduler.Factory.system());
+        : new EngineRuntime(() -> {
+          tickerReads.getOrDefault(id, NOTHING).run();
+          return System.nanoTime() + frozen.get() * 1_000_000;
+        }, clock, Scheduler.Factory.system());
     ReplicationEngine engine = new ReplicationEngine(config, transport, membership, codec, runtime, listener, index);
     engine.start();
     Node node = new Node(engine, codec, listener, transport);
@@ -134,6 +139,20 @@ final class EngineCluster implements AutoCloseable {
   /** How many times node {@code id}'s engine looked an owned session up by id so far. */
   long lookups(String id) {
     return indexes.get(id).lookups.sum();
+  }
+
+  private static final Runnable NOTHING = () -> { };
+
+  /**
+   * Runs {@code hook} on the reading thread each time node {@code id}'s engine reads its ticker (on the JVM's clock
+   * only): a test that must land an event between two steps of one request uses the reads as its points of
+   * interleaving. The hook sees every thread's reads, and must tell its own apart.
+   */
+  void onTickerRead(String id, Runnable hook) {
+    if (virtual != null) {
+      throw new UnsupportedOperationException("in virtual time, the ManualTicker is shared by every engine");
+    }
+    tickerReads.put(id, hook);
   }
 
   /** The node's JVM did not run for {@code pause} (as under SIGSTOP): its monotonic clock jumps. */
