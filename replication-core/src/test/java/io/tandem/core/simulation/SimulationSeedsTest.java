@@ -223,6 +223,16 @@ class SimulationSeedsTest {
     assertThat(scrambled(21051)).doesNotContain(Checker.Kind.LOST_SESSION);
   }
 
+  /**
+   * Two handovers in a cycle: a node handed a session to a member, then answered that member's older request for it
+   * by handing it back; the member, which had let go of it since asking, dropped the answer. Each holder, deciding,
+   * took the other's pending handover for an owner and let go: no copy was left.
+   */
+  @Test
+  void migration_twoHandoversInACycle_doNotBothLetGo_seed23362() {
+    assertThat(scrambled(23362)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
