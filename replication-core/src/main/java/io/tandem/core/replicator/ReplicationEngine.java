@@ -153,10 +153,17 @@ public final class ReplicationEngine implements AutoCloseable {
     return parts.owned.get(oldId).map(s -> parts.writes.changeId(s, oldId, newId)).orElse(FlushOutcome.NOT_OWNED);
   }
 
-  /** {@link #changeId(String, String)} through the handle: NOT_OWNED once it is fenced or ended. */
+  /**
+   * {@link #changeId(String, String)} through the handle: FENCED once another node owns the session (the id change
+   * did not reach it, and the old id is served on there: a 200 would let the login's abandoned id live), NOT_OWNED
+   * once it ended.
+   */
   public FlushOutcome changeId(OwnedSession session, String newId) {
     parts.unknown.appeared(newId);
-    return session.isActive() ? parts.writes.changeId(session, session.id(), newId) : FlushOutcome.NOT_OWNED;
+    if (session.isActive()) {
+      return parts.writes.changeId(session, session.id(), newId);
+    }
+    return session.isFenced() ? FlushOutcome.FENCED : FlushOutcome.NOT_OWNED;
   }
 
   /**
@@ -176,12 +183,16 @@ public final class ReplicationEngine implements AutoCloseable {
   }
 
   /**
-   * {@link #invalidated(String)} or {@link #expired(String)} through the handle: NOT_OWNED once it is fenced or
-   * ended, so a copy another node took over is never ended in its name.
+   * {@link #invalidated(String)} or {@link #expired(String)} through the handle, never ending a copy another node took
+   * over in its name: an invalidation of a session fenced here is FENCED (the logout did not reach the owner, which
+   * serves the session on: not a 200), an expiry of one, or an end of one that ended, NOT_OWNED.
    */
   public CompletableFuture<FlushOutcome> ended(OwnedSession session, boolean invalidated) {
-    return session.isActive() ? parts.writes.end(session, invalidated ? InvalidateReason.INVALIDATED : InvalidateReason.EXPIRED)
-        : CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED);
+    if (session.isActive()) {
+      return parts.writes.end(session, invalidated ? InvalidateReason.INVALIDATED : InvalidateReason.EXPIRED);
+    }
+    return CompletableFuture.completedFuture(
+        invalidated && session.isFenced() ? FlushOutcome.FENCED : FlushOutcome.NOT_OWNED);
   }
 
   // ---- failover: requests for sessions this node does not hold live (see Migrations) ------------------------------

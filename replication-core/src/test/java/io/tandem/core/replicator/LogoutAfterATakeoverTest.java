@@ -15,7 +15,9 @@ import org.junit.jupiter.api.Test;
  * next epoch; the owner, resumed and not fenced yet, ended the session and sent the invalidation, which the buddy
  * refused with {@code STALE_EPOCH} (it owns the session now). Every answer but a refusal settled an invalidation as
  * acknowledged, so the logout was confirmed, and the new owner served the id to the next request. An invalidation
- * answered {@code STALE_EPOCH} is {@code FENCED}: the client gets a 503, an unknown outcome.
+ * answered {@code STALE_EPOCH} is {@code FENCED}: the client gets a 503, an unknown outcome. So is one that finds the
+ * session fenced already (the new owner's word came first; {@code NOT_OWNED}, a 200, before: the first fresh-clone run
+ * of this test met that order).
  */
 class LogoutAfterATakeoverTest {
   private static final Duration AWAIT = Duration.ofSeconds(10);
