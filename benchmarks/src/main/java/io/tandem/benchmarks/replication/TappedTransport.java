@@ -1,6 +1,5 @@
 package io.tandem.benchmarks.replication;
 
-import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.RequestHandler;
 import io.tandem.core.spi.Transport;
@@ -28,8 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Implementation notes: the handler runs on transport threads; {@code appliedVersions} is a concurrent map
  * updated atomically per session, and {@code applied} grows by what each update added.
  */
-final class TappedTransport implements Transport {
-  private final Transport delegate;
+final class TappedTransport extends ForwardingTransport {
   private final LongAdder handled = new LongAdder();
   private final LongAdder applied = new LongAdder();
   private final ConcurrentHashMap<String, Long> appliedVersions = new ConcurrentHashMap<>();
@@ -38,7 +36,7 @@ final class TappedTransport implements Transport {
   private volatile int ackFrameBytes = -1;
 
   TappedTransport(Transport delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   long handled() {
@@ -58,16 +56,6 @@ final class TappedTransport implements Transport {
   /** Bytes of the reply frame to it; -1 before it arrived. */
   int ackFrameBytes() {
     return ackFrameBytes;
-  }
-
-  @Override
-  public NodeId localNode() {
-    return delegate.localNode();
-  }
-
-  @Override
-  public String localAddress() {
-    return delegate.localAddress();
   }
 
   @Override
@@ -103,21 +91,6 @@ final class TappedTransport implements Transport {
   }
 
   @Override
-  public void updatePeers(MembershipView view) {
-    delegate.updatePeers(view);
-  }
-
-  @Override
-  public void watchPeers(io.tandem.core.spi.PeerWatcher watcher) {
-    delegate.watchPeers(watcher);
-  }
-
-  @Override
-  public boolean refusesConnections(io.tandem.core.spi.Member member) {
-    return delegate.refusesConnections(member);
-  }
-
-  @Override
   public CompletableFuture<Message> request(NodeId peer, Message message) {
     return probe(message, delegate.request(peer, message));
   }
@@ -147,10 +120,5 @@ final class TappedTransport implements Transport {
 
   static int frameBytes(Message message, boolean response) {
     return MessageCodec.encode(new Envelope(1, response, message)).remaining();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
   }
 }
