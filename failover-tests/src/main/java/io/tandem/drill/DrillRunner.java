@@ -63,6 +63,8 @@ final class DrillRunner {
   /** From a WAR's drop until its node serves the new release: Tomcat checks every 10 s, then undeploys and deploys. */
   private static final Duration REDEPLOY = Duration.ofSeconds(90);
   private static final Duration LOAD_AFTER_FAULTS = Duration.ofSeconds(3);
+  /** Most lines of the nodes' logs a failed drill's report quotes (SessionLogLines): enough to follow one session. */
+  private static final int LOG_LINES_EXPLAINING = 80;
   private static final Duration SECOND_FAILURE_AFTER = Duration.ofSeconds(5);
   private static final Duration LOAD_FINISH = Duration.ofMinutes(3);
 
@@ -152,6 +154,10 @@ final class DrillRunner {
       Verdict verdict = new HistoryChecker(workload.numbersWrites(), workload.principals())
           .check(history, reads, resurrected, faults, refusals.snapshot());
       notes.addAll(workload.notes());
+      if (!violations.isEmpty() || settings.mode().equals("SYNC") && !verdict.clean() || verdict.sessionsResurrected() > 0) {
+        SessionLogLines.explaining(cluster.nodes().stream().map(n -> n.base).toList(), verdict.examples(), LOG_LINES_EXPLAINING)
+            .forEach(line -> notes.add("log " + line));
+      }
       return new DrillReport(drill.cliName(), settings.scope(), settings.mode(), balancer.describe(), nodes, users(drill),
           List.copyOf(faults), verdict, protectedAgain, System.currentTimeMillis() - started, List.copyOf(notes),
           List.copyOf(violations));
