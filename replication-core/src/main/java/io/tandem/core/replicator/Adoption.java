@@ -8,6 +8,8 @@ import io.tandem.core.spi.NodeId;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Takes sessions over from their bytes, and looks after the backups held here of owners that left. A session is
@@ -56,7 +58,7 @@ final class Adoption {
     this.ring = ring;
     this.quarantine = quarantine;
     this.maintenance = maintenance;
-    this.leftovers = new LeftoverCopies(local, backups, locator, ring::replicating, this::adopt);
+    this.leftovers = new LeftoverCopies(local, backups, locator, ring::replicating, this::adoptBackup);
   }
 
   LeftoverCopies leftovers() {
@@ -81,15 +83,50 @@ final class Adoption {
   }
 
   /**
+   * Adopts this node's backup of {@code id} at the next epoch if {@code eligible} holds for it. The session is owned
+   * here before its copy leaves the store, so that a request, a {@code Locate} or a {@code Migrate} looking for it in
+   * between finds the one or the other. Taken out of the store first, the copy was in neither place for a moment: a
+   * request on this node that looked then asked the cluster, which answered "nowhere", and the user got a new, empty
+   * session in place of the one being adopted (the rolling-upgrade drill, in a fresh-clone CI run). The owner's
+   * updates at the copy's epoch are refused before the copy is read for the last time, so the session adopted holds
+   * every change this store acknowledged.
+   *
+   * @return the session owned here now (by this call, or by another that adopted it first); empty when no eligible
+   *     copy is held
+   */
+  Optional<OwnedSession> adoptBackup(String id, Predicate<BackupStore.BackupEntry> eligible) {
+    Optional<BackupStore.BackupEntry> seen = backups.entry(id).filter(eligible);
+    if (seen.isEmpty()) {
+      return Optional.empty();
+    }
+    NodeId owner = seen.get().owner();
+    long epoch = seen.get().snapshot().epoch();
+    backups.refuseUpTo(id, epoch);
+    Optional<BackupStore.BackupEntry> last = backups.entry(id)
+        .filter(held -> held.owner().equals(owner) && held.snapshot().epoch() == epoch)
+        .filter(eligible);
+    if (last.isEmpty()) {
+      return owned.get(id); // adopted by another thread meanwhile, or dropped (released, ended)
+    }
+    OwnedSession session = adopt(last.get().snapshot());
+    backups.claimedHere(id, epoch);
+    return Optional.of(session);
+  }
+
+  /**
    * Adopts a session its leaving owner handed over. The owner captured it before the handoff was sent, and a request
    * still running there may have flushed a later version to this node, its buddy, in between (and been answered 200):
-   * the newer of the two copies is adopted, never the older one over an acknowledged change.
+   * the newer of the two copies is adopted, never the older one over an acknowledged change. As in {@link
+   * #adoptBackup}, the owner's later flushes are refused before the copy held here is read, and the session is owned
+   * before that copy goes.
    */
   void adoptHandoff(SessionSnapshot handed) {
-    SessionSnapshot newest = backups.take(handed.id()).map(BackupStore.BackupEntry::snapshot)
+    backups.refuseUpTo(handed.id(), handed.epoch());
+    SessionSnapshot newest = backups.entry(handed.id()).map(BackupStore.BackupEntry::snapshot)
         .filter(held -> held.epoch() > handed.epoch() || held.epoch() == handed.epoch() && held.version() > handed.version())
         .orElse(handed);
     adopt(newest);
+    backups.claimedHere(handed.id(), newest.epoch());
   }
 
   /** A new view: the backups of each owner it no longer lists are adopted, unless this node is in quarantine. */
@@ -137,7 +174,8 @@ final class Adoption {
       // The owner may be alive beyond a cut of the membership alone, serving the session on (reads need no buddy):
       // told of this claim as soon as the view lists it again, it lets go. A dead one is never told; a restarted one
       // holds nothing to let go of.
-      backups.take(entry.snapshot().id()).ifPresent(taken -> releaseFormerOwner.accept(adopt(taken.snapshot()), deadOwner));
+      adoptBackup(entry.snapshot().id(), copy -> copy.owner().equals(deadOwner))
+          .ifPresent(adopted -> releaseFormerOwner.accept(adopted, deadOwner));
     }
   }
 

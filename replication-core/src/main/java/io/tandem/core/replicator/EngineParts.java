@@ -15,6 +15,7 @@ import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -222,6 +223,11 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
   @Override
   public OwnedSession adopt(SessionSnapshot snapshot) {
     return adoption.adopt(snapshot);
+  }
+
+  @Override
+  public Optional<OwnedSession> adoptBackup(String id) {
+    return adoption.adoptBackup(id, copy -> true);
   }
 
   @Override

@@ -27,9 +27,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * buddy keeps its backup: a reply lost with its connection (the requester died, a one-way cut) lost the session before,
  * although only one node had failed (11.3.1, found by the simulation).
  *
- * <p>A handover is <em>done</em> when the requester shows it holds the session at the new epoch: an update of it stored
- * here (this node is its buddy), or its release of this node's copy ({@code RELEASED}, or {@code INVALIDATED} when it
- * ended the session), which it sends once its own buddy holds the session. Then this node's former buddy is released.
+ * <p>A handover is <em>done</em> when the requester shows it holds the session at the new epoch, or at the kept one (it
+ * owned the session already, see {@link #heldBy}): an update of it stored here (this node is its buddy), or its release
+ * of this node's copy ({@code RELEASED}, or {@code INVALIDATED} when it ended the session), which it sends once its own
+ * buddy holds the session. Then this node's former buddy is released.
  * A requester of an earlier release sends no release: a handover not done within {@code ackTimeout + settleTimeout}
  * (the longest the requester waits for the answer, after which it never installs it) is decided by asking every member:
  * a copy above the epoch kept here anywhere, or the session owned here again, means done; a member owning it at the
@@ -165,12 +166,23 @@ final class Handovers {
 
   /**
    * {@code from} showed it holds {@code id} at {@code epoch}: it stored an update of it here, or released (or ended) the
-   * copy here. Completes the handover when that is the requester at the new epoch, or anyone at a later one.
+   * copy here. Completes the handover when that is the requester at the kept epoch or above, or anyone at a later
+   * epoch than the one handed out.
+   *
+   * <p>The requester at the kept epoch: an owner that asked this node, its buddy, for its own session (a request of
+   * its that started looking before a handoff made it the owner) drops the answer and goes on writing at its epoch,
+   * which is the kept one; its update stored here shows it holds the session, and this node's copy is its backup
+   * again. Left undecided, the handover outlived that owner when it died: decided while the view still listed it (its
+   * transport found it gone, so it was not asked), it took the session back from the copy handed out, older than every
+   * write acknowledged since, and answered 503 for it until then (the rolling-upgrade drill, in a fresh-clone CI run).
+   * No other member can send an update at the kept epoch: the requester of a session this node owned was not its
+   * owner at this node's epoch.
    */
   void heldBy(NodeId from, String id, long epoch, boolean ended) {
     Handover handover = pending.get(id);
-    if (handover != null && (epoch > handover.handed.epoch() || epoch == handover.handed.epoch()
-        && (from.equals(handover.requester) || ended))) {
+    if (handover != null && (epoch > handover.handed.epoch()
+        || from.equals(handover.requester) && epoch >= handover.heldEpoch
+        || epoch == handover.handed.epoch() && ended)) {
       complete(id, handover, ended, from.value() + " holds it at epoch " + epoch);
     }
   }

@@ -11,7 +11,8 @@ import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
+import java.util.function.BiFunction;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -50,11 +51,14 @@ final class LeftoverCopies {
   private final Locator locator;
   /** The view replication works with (without the members the transport found gone). */
   private final Supplier<MembershipView> view;
-  /** Takes ownership of a session from its bytes at the next epoch, and queues it for the buddy. */
-  private final Function<SessionSnapshot, OwnedSession> adopt;
+  /**
+   * Takes ownership of a session from the copy held here, if that copy is still the one asked about, at the next epoch
+   * (owned before the copy leaves the store: see {@link Adoption#adoptBackup}), and queues it for the buddy.
+   */
+  private final BiFunction<String, Predicate<BackupStore.BackupEntry>, Optional<OwnedSession>> adopt;
 
   LeftoverCopies(NodeId local, BackupStore backups, Locator locator, Supplier<MembershipView> view,
-      Function<SessionSnapshot, OwnedSession> adopt) {
+      BiFunction<String, Predicate<BackupStore.BackupEntry>, Optional<OwnedSession>> adopt) {
     this.local = local;
     this.backups = backups;
     this.locator = locator;
@@ -102,12 +106,12 @@ final class LeftoverCopies {
     if (!answers.silent().isEmpty()) {
       return Verdict.UNDECIDED;
     }
-    Optional<BackupStore.BackupEntry> taken = backups.takeIf(id, owner, mine.epoch(), mine.version());
-    if (taken.isEmpty()) {
+    Optional<OwnedSession> adopted = adopt.apply(id, held -> held.owner().equals(owner)
+        && held.snapshot().epoch() == mine.epoch() && held.snapshot().version() == mine.version());
+    if (adopted.isEmpty()) {
       return Verdict.DROPPED;
     }
-    backups.refuseUpTo(id, mine.epoch());
-    OwnedSession session = adopt.apply(mine);
+    OwnedSession session = adopted.get();
     LOG.log(Level.INFO, "Node {0}: adopted session [{1}] of {2} at epoch {3} from the copy left from when it was {2}''s"
         + " buddy: every other member answered and none holds it as new", local.value(), id, owner.value(), session.epoch());
     return Verdict.ADOPTED;

@@ -45,6 +45,12 @@ final class Migrations implements IncomingRequests.HandingOut {
     /** Takes ownership of a session from its bytes at the next epoch, and queues it for the buddy. */
     OwnedSession adopt(SessionSnapshot snapshot);
 
+    /**
+     * Takes ownership of the session from the backup held here, at the next epoch, owned before the copy leaves the
+     * store (see {@link Adoption#adoptBackup}); empty when no backup of it is held.
+     */
+    Optional<OwnedSession> adoptBackup(String id);
+
     /** Forgets a session that was just fenced here, and tells the container to drop its copy. */
     void retireFenced(OwnedSession session, String reason);
 
@@ -197,15 +203,15 @@ final class Migrations implements IncomingRequests.HandingOut {
   }
 
   private Optional<SessionSnapshot> takeOverBackup(String id) {
-    Optional<BackupStore.BackupEntry> backup = backups.take(id);
-    if (backup.isEmpty()) {
+    Optional<NodeId> owner = backups.entry(id).map(BackupStore.BackupEntry::owner);
+    Optional<OwnedSession> adopted = engine.adoptBackup(id);
+    if (adopted.isEmpty()) {
       return Optional.empty();
     }
-    SessionSnapshot held = backup.get().snapshot();
-    backups.refuseUpTo(id, held.epoch());
-    OwnedSession session = engine.adopt(held);
+    OwnedSession session = adopted.get();
     counters.sessionsPromoted.increment();
-    LOG.log(Level.INFO, "Session [{0}] promoted from backup (owner {1}) at epoch {2}", id, backup.get().owner().value(), session.epoch());
+    LOG.log(Level.INFO, "Session [{0}] promoted from backup (owner {1}) at epoch {2}", id,
+        owner.map(NodeId::value).orElse("?"), session.epoch());
     return Optional.of(session.snapshot(rules));
   }
 

@@ -237,11 +237,26 @@ final class EngineCluster implements AutoCloseable {
     private static final long serialVersionUID = 1L;
     final transient java.util.concurrent.atomic.LongAdder lookups = new java.util.concurrent.atomic.LongAdder();
 
+    /** Runs on the adding thread just before a session is added (see {@link #putIfAbsent}); a test's hook. */
+    transient volatile java.util.function.Consumer<String> beforeAdd = id -> { };
+
     @Override
     public OwnedSession get(Object key) {
       lookups.increment();
       return super.get(key);
     }
+
+    /** How the engine adds an owned session: {@link #beforeAdd} runs first, a point a test can land a race on. */
+    @Override
+    public OwnedSession putIfAbsent(String key, OwnedSession value) {
+      beforeAdd.accept(key);
+      return super.putIfAbsent(key, value);
+    }
+  }
+
+  /** Node {@code id}'s index of owned sessions (its {@link CountingIndex#beforeAdd} hook). */
+  CountingIndex index(String id) {
+    return indexes.get(id);
   }
 
   static final class RecordingListener implements ReplicationListener {
