@@ -35,7 +35,8 @@ import java.util.function.Supplier;
  * ({@link Locator}, then a migrate from the best holder) only when one of them answered that the session exists but
  * is not theirs to give, when both said they do not hold it while the view changed a moment ago (sessions may
  * still be on their way), or when the route names this node itself and this node let go of the session a moment ago
- * (fenced, or handed away: it may have gone anywhere). When both said no in a settled view, the id is remembered as
+ * (fenced, or handed away: it may have gone anywhere) or cannot tell, having started less than a tombstone lifetime
+ * ago (restarted in place, it remembers nothing of its former run). When both said no in a settled view, the id is remembered as
  * unknown ({@link UnknownSessions}), so that the same cookie costs no message again for a while. A session one of
  * them said exists, that no member then reports a copy of, is unavailable (it is on its way between nodes, or its
  * holder has not confirmed it since a pause), never absent: a new, empty session in its place would lose it.
@@ -69,6 +70,11 @@ final class RemoteTakeover {
   /** Whether this node owned the session a moment ago and let go of it (handed away or fenced). */
   private final Predicate<String> letGoHere;
   /**
+   * Whether {@link #letGoHere} reaches back a whole tombstone lifetime: false for the first one after this node
+   * started, when what it let go of in a former run (restarted in place, under the same node id) is not in it.
+   */
+  private final java.util.function.BooleanSupplier letGoRememberedInFull;
+  /**
    * What to make of a backup held here of a session no other member knows, asked in quarantine (when the local
    * backup is not promoted without asking): taken over when its owner was seen dying, else unavailable.
    */
@@ -82,9 +88,11 @@ final class RemoteTakeover {
   RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
       RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
-      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere, Predicate<String> onItsWay,
+      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere,
+      java.util.function.BooleanSupplier letGoRememberedInFull, Predicate<String> onItsWay,
       Function<String, Acquisition> onlyCopyHere, java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder,
       Waiter waiter) {
+    this.letGoRememberedInFull = letGoRememberedInFull;
     this.releaseHolder = releaseHolder;
     this.onItsWay = onItsWay;
     this.waiter = waiter;
@@ -167,7 +175,11 @@ final class RemoteTakeover {
       // been installed there a moment before it died, with only the holder of the handover keeping a copy (the
       // simulation, seed 21051).
       boolean routeGone = !current.contains(route.get());
-      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !letGo && !routeGone) {
+      // A route naming this node: the hop asked its successor only, and this node's own "not here" rests on what it
+      // remembers letting go of, which holds nothing from before it started. Restarted in place, it may have handed
+      // the session away in its former run, to a node the successor does not know of (the simulation, seed 37264).
+      boolean routeHereForgotten = route.get().equals(local) && !letGoRememberedInFull.getAsBoolean();
+      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !letGo && !routeGone && !routeHereForgotten) {
         unknown.remember(id, token);
         return Acquisition.NOWHERE;
       }

@@ -233,6 +233,18 @@ class SimulationSeedsTest {
     assertThat(scrambled(23362)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * A node restarted in place (crashed, or left gracefully, and started again under its node id) got a request whose
+   * route named itself, for a session it had handed away in its former run: the one hop asked only its successor,
+   * which did not hold it either, and, remembering nothing of its former run, the node answered "no session" while
+   * another member owned it.
+   */
+  @Test
+  void restartedNode_aRouteNamingItself_isLookedForAmongEveryMember_seeds37264and45149() {
+    assertThat(scrambled(37264)).doesNotContain(Checker.Kind.LOST_SESSION);
+    assertThat(scrambled(45149)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
