@@ -245,6 +245,17 @@ class SimulationSeedsTest {
     assertThat(scrambled(45149)).doesNotContain(Checker.Kind.LOST_SESSION);
   }
 
+  /**
+   * A migration's requester released its holder's buddy as it installed the session; an update the holder had sent
+   * that buddy before handing the session out arrived after the release (a slower connection) and stored the copy
+   * again. The holder paused, and its buddy, as its heir, adopted that copy at the requester's epoch: two owners after
+   * the heal.
+   */
+  @Test
+  void migration_aLateUpdateFromTheHolder_doesNotStoreAgainTheCopyItsRequesterReleased_seed41252() {
+    assertThat(scrambled(41252)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
