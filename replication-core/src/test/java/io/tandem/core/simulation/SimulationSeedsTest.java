@@ -256,6 +256,17 @@ class SimulationSeedsTest {
     assertThat(scrambled(41252)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * A node was killed and restarted at once; a member suspected it (connection closed, redial refused) just before
+   * the restart, and the next view listed its new run. The suspicion stayed, since the new run never connected to
+   * that member: the member refused every migration to it as "not a member of the view", and a session it owned was
+   * unavailable there for good.
+   */
+  @Test
+  void restartedPeer_aViewListingItsNewRun_endsTheSuspicionOfTheOldOne_seed42885() {
+    assertThat(scrambled(42885)).doesNotContain(Checker.Kind.UNAVAILABLE_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
