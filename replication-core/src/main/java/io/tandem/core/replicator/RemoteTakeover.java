@@ -7,6 +7,7 @@ import io.tandem.core.ring.BuddyRing;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.spi.Waiter;
 import io.tandem.core.wire.Message;
@@ -84,6 +85,8 @@ final class RemoteTakeover {
    * the holder its handover is done (see {@link Handovers}).
    */
   private final java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder;
+  /** Times a migration's answer against the holder's wait before it decides its handover ({@link Handovers}). */
+  private final Ticker ticker;
 
   RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
@@ -91,7 +94,8 @@ final class RemoteTakeover {
       Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere,
       java.util.function.BooleanSupplier letGoRememberedInFull, Predicate<String> onItsWay,
       Function<String, Acquisition> onlyCopyHere, java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder,
-      Waiter waiter) {
+      Waiter waiter, Ticker ticker) {
+    this.ticker = ticker;
     this.letGoRememberedInFull = letGoRememberedInFull;
     this.releaseHolder = releaseHolder;
     this.onItsWay = onItsWay;
@@ -315,14 +319,17 @@ final class RemoteTakeover {
    */
   private Message migrate(NodeId holder, String id, long newEpoch)
       throws ExecutionException, TimeoutException, InterruptedException {
+    long askedAt = ticker.read();
     CompletableFuture<Message> reply =
         transport.request(holder, new Message.Migrate(id, local, newEpoch), config.ackTimeout().plus(config.settleTimeout()));
+    Message answer;
     try {
-      return waiter.await(reply, config.ackTimeout().toNanos());
+      answer = waiter.await(reply, config.ackTimeout().toNanos());
     } catch (TimeoutException e) {
       reply.thenAccept(late -> {
         // Not when this node has the session already, or took it and let go of it since: the late copy is older.
-        if (late instanceof Message.FullSession full && owned.get(id).isEmpty() && !letGoHere.test(id)) {
+        if (late instanceof Message.FullSession full && owned.get(id).isEmpty() && !letGoHere.test(id)
+            && installableAnswer(id, holder, askedAt)) {
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over after the request that asked had given up; it is"
               + " owned here from now on", id, holder.value());
           install(id, holder, full.snapshot());
@@ -330,6 +337,28 @@ final class RemoteTakeover {
       });
       throw e;
     }
+    if (answer instanceof Message.FullSession && !installableAnswer(id, holder, askedAt)) {
+      throw new TimeoutException("the answer came after " + holder.value() + " may have decided its handover");
+    }
+    return answer;
+  }
+
+  /**
+   * Whether an answer to a {@code Migrate} asked at {@code askedAt} may still be installed: only within the
+   * {@code ackTimeout + settleTimeout} the holder waits, from its answer, before it decides the handover and maybe
+   * takes the session back ({@link Handovers}). The transport's deadline says the same, unless this node was paused
+   * meanwhile: the reply and the deadline then come together on resuming, and the reply went first. Installed then,
+   * the copy made a second owner beside the holder, which had taken the session back at the next epoch, and served
+   * reads of older values until its release was refused (the simulation, seed 48385).
+   */
+  private boolean installableAnswer(String id, NodeId holder, long askedAt) {
+    long waited = ticker.read() - askedAt;
+    if (waited < config.ackTimeout().plus(config.settleTimeout()).toNanos()) {
+      return true;
+    }
+    LOG.log(Level.WARNING, "Session [{0}]: {1} answered {2} ms after it was asked, past the time it waits before deciding"
+        + " its handover; not installed here", id, holder.value(), waited / 1_000_000);
+    return false;
   }
 
   /**

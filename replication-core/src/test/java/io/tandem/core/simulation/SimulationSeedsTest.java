@@ -267,6 +267,17 @@ class SimulationSeedsTest {
     assertThat(scrambled(42885)).doesNotContain(Checker.Kind.UNAVAILABLE_AFTER_SETTLE);
   }
 
+  /**
+   * A requester was paused while the answer to its {@code Migrate} was on its way; the holder, its handover overdue,
+   * took the session back at the next epoch. On resuming, the reply was delivered before the transport's deadline
+   * fired, and the requester installed the copy: a second owner, which served reads of older values until its
+   * release was refused.
+   */
+  @Test
+  void migration_anAnswerArrivingAfterAPause_pastTheHoldersDecision_isNotInstalled_seed48385() {
+    assertThat(scrambled(48385)).doesNotContain(Checker.Kind.LOST_WRITE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
