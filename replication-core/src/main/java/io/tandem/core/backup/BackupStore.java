@@ -242,7 +242,7 @@ public final class BackupStore {
     return new Ack(0, 0);
   }
 
-  public Message invalidate(NodeId owner, Message.Invalidate invalidate) {
+  public Message invalidate(NodeId sender, Message.Invalidate invalidate) {
     String id = invalidate.sessionId();
     synchronized (stripe(id)) {
       HeldBackup held = entries.get(id);
@@ -251,6 +251,14 @@ public final class BackupStore {
       }
       if (held != null) {
         remove(id);
+        if (invalidate.reason() == Message.InvalidateReason.RELEASED && !held.owner().equals(sender)) {
+          // Released by a node other than the copy's owner: the session was claimed above this copy's epoch (a
+          // migration's requester releasing its holder's buddy), and its owner at this epoch has let go of it. A late
+          // update from that owner must not store the copy again: this node would adopt it as that owner's heir, a
+          // second owner beside the requester (the simulation, seed 41252). Its own release leaves no tombstone, since
+          // it may come back to this node as its buddy at the same epoch.
+          tombstone(id, held.epoch(), false);
+        }
       }
       if (invalidate.reason() != Message.InvalidateReason.RELEASED) {
         tombstone(id, invalidate.epoch(), true);

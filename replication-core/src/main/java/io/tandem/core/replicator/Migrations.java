@@ -148,8 +148,9 @@ final class Migrations implements IncomingRequests.HandingOut {
           }
         });
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
-        counters, log, unknown, engine::view, this::promote, handedAway::contains, justHanded::contains, this::onlyCopyHere,
-        engine::releaseLater, waiter);
+        counters, log, unknown, engine::view, this::promote, handedAway::contains,
+        handedAway::spansItsLifetime, justHanded::contains, this::onlyCopyHere,
+        engine::releaseLater, waiter, ticker);
   }
 
   /**

@@ -22,6 +22,8 @@ final class RecentIds {
   private final InstantSource clock;
   private final long ttlMillis;
   private final int capacity;
+  /** When this set was made (clock millis): it holds nothing from before, such as a former run's ids. */
+  private final long madeAtMillis;
   /** Id → the time (clock millis) it is forgotten at. */
   @GuardedBy("this")
   private final LinkedHashMap<String, Long> expiries = new LinkedHashMap<>();
@@ -34,6 +36,16 @@ final class RecentIds {
     this.clock = clock;
     this.ttlMillis = ttl.toMillis();
     this.capacity = capacity;
+    this.madeAtMillis = clock.millis();
+  }
+
+  /**
+   * Whether this set is at least one lifetime old, so that an id it does not hold was not added within the lifetime.
+   * Before that, an id missing here may have been added before the set was made: by a former run of this node, which
+   * restarted in place under the same node id and remembers nothing of it.
+   */
+  boolean spansItsLifetime() {
+    return clock.millis() - madeAtMillis >= ttlMillis;
   }
 
   /** Remembers {@code id} for the lifetime from now (again from now, if it was remembered already). */

@@ -7,6 +7,7 @@ import io.tandem.core.ring.BuddyRing;
 import io.tandem.core.session.SessionSnapshot;
 import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.spi.Waiter;
 import io.tandem.core.wire.Message;
@@ -35,7 +36,8 @@ import java.util.function.Supplier;
  * ({@link Locator}, then a migrate from the best holder) only when one of them answered that the session exists but
  * is not theirs to give, when both said they do not hold it while the view changed a moment ago (sessions may
  * still be on their way), or when the route names this node itself and this node let go of the session a moment ago
- * (fenced, or handed away: it may have gone anywhere). When both said no in a settled view, the id is remembered as
+ * (fenced, or handed away: it may have gone anywhere) or cannot tell, having started less than a tombstone lifetime
+ * ago (restarted in place, it remembers nothing of its former run). When both said no in a settled view, the id is remembered as
  * unknown ({@link UnknownSessions}), so that the same cookie costs no message again for a while. A session one of
  * them said exists, that no member then reports a copy of, is unavailable (it is on its way between nodes, or its
  * holder has not confirmed it since a pause), never absent: a new, empty session in its place would lose it.
@@ -69,6 +71,11 @@ final class RemoteTakeover {
   /** Whether this node owned the session a moment ago and let go of it (handed away or fenced). */
   private final Predicate<String> letGoHere;
   /**
+   * Whether {@link #letGoHere} reaches back a whole tombstone lifetime: false for the first one after this node
+   * started, when what it let go of in a former run (restarted in place, under the same node id) is not in it.
+   */
+  private final java.util.function.BooleanSupplier letGoRememberedInFull;
+  /**
    * What to make of a backup held here of a session no other member knows, asked in quarantine (when the local
    * backup is not promoted without asking): taken over when its owner was seen dying, else unavailable.
    */
@@ -78,13 +85,18 @@ final class RemoteTakeover {
    * the holder its handover is done (see {@link Handovers}).
    */
   private final java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder;
+  /** Times a migration's answer against the holder's wait before it decides its handover ({@link Handovers}). */
+  private final Ticker ticker;
 
   RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
       RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
-      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere, Predicate<String> onItsWay,
+      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere,
+      java.util.function.BooleanSupplier letGoRememberedInFull, Predicate<String> onItsWay,
       Function<String, Acquisition> onlyCopyHere, java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder,
-      Waiter waiter) {
+      Waiter waiter, Ticker ticker) {
+    this.ticker = ticker;
+    this.letGoRememberedInFull = letGoRememberedInFull;
     this.releaseHolder = releaseHolder;
     this.onItsWay = onItsWay;
     this.waiter = waiter;
@@ -167,7 +179,11 @@ final class RemoteTakeover {
       // been installed there a moment before it died, with only the holder of the handover keeping a copy (the
       // simulation, seed 21051).
       boolean routeGone = !current.contains(route.get());
-      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !letGo && !routeGone) {
+      // A route naming this node: the hop asked its successor only, and this node's own "not here" rests on what it
+      // remembers letting go of, which holds nothing from before it started. Restarted in place, it may have handed
+      // the session away in its former run, to a node the successor does not know of (the simulation, seed 37264).
+      boolean routeHereForgotten = route.get().equals(local) && !letGoRememberedInFull.getAsBoolean();
+      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !letGo && !routeGone && !routeHereForgotten) {
         unknown.remember(id, token);
         return Acquisition.NOWHERE;
       }
@@ -303,14 +319,17 @@ final class RemoteTakeover {
    */
   private Message migrate(NodeId holder, String id, long newEpoch)
       throws ExecutionException, TimeoutException, InterruptedException {
+    long askedAt = ticker.read();
     CompletableFuture<Message> reply =
         transport.request(holder, new Message.Migrate(id, local, newEpoch), config.ackTimeout().plus(config.settleTimeout()));
+    Message answer;
     try {
-      return waiter.await(reply, config.ackTimeout().toNanos());
+      answer = waiter.await(reply, config.ackTimeout().toNanos());
     } catch (TimeoutException e) {
       reply.thenAccept(late -> {
         // Not when this node has the session already, or took it and let go of it since: the late copy is older.
-        if (late instanceof Message.FullSession full && owned.get(id).isEmpty() && !letGoHere.test(id)) {
+        if (late instanceof Message.FullSession full && owned.get(id).isEmpty() && !letGoHere.test(id)
+            && installableAnswer(id, holder, askedAt)) {
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over after the request that asked had given up; it is"
               + " owned here from now on", id, holder.value());
           install(id, holder, full.snapshot());
@@ -318,6 +337,28 @@ final class RemoteTakeover {
       });
       throw e;
     }
+    if (answer instanceof Message.FullSession && !installableAnswer(id, holder, askedAt)) {
+      throw new TimeoutException("the answer came after " + holder.value() + " may have decided its handover");
+    }
+    return answer;
+  }
+
+  /**
+   * Whether an answer to a {@code Migrate} asked at {@code askedAt} may still be installed: only within the
+   * {@code ackTimeout + settleTimeout} the holder waits, from its answer, before it decides the handover and maybe
+   * takes the session back ({@link Handovers}). The transport's deadline says the same, unless this node was paused
+   * meanwhile: the reply and the deadline then come together on resuming, and the reply went first. Installed then,
+   * the copy made a second owner beside the holder, which had taken the session back at the next epoch, and served
+   * reads of older values until its release was refused (the simulation, seed 48385).
+   */
+  private boolean installableAnswer(String id, NodeId holder, long askedAt) {
+    long waited = ticker.read() - askedAt;
+    if (waited < config.ackTimeout().plus(config.settleTimeout()).toNanos()) {
+      return true;
+    }
+    LOG.log(Level.WARNING, "Session [{0}]: {1} answered {2} ms after it was asked, past the time it waits before deciding"
+        + " its handover; not installed here", id, holder.value(), waited / 1_000_000);
+    return false;
   }
 
   /**

@@ -188,7 +188,7 @@ final class RingTracker implements PeerWatcher {
       if (previous != null) {
         previous.members().stream().filter(m -> !m.id().equals(local) && !next.contains(m.id())).forEach(suspects::leftUnseen);
       }
-      suspects.retainMembersOf(next);
+      suspects.retainMembersOf(previous, next);
       followRing(next);
     }
     return true;

@@ -75,12 +75,18 @@ final class SuspectedPeers {
 
   /**
    * A new view: suspects it no longer lists are the membership's business from now on (and remembered as seen dying);
-   * a member it lists again is alive, or a new incarnation.
+   * a member it lists again is alive, or a new incarnation. A suspect it lists as another run than {@code previous}
+   * did is no longer one: the run whose redial was refused is gone (its sessions are adopted as a departed owner's),
+   * and this one was admitted by the membership since. It would otherwise stay suspected until it connected to this
+   * node, which it may never need to: left out of this node's ring, it was refused every migration from here as "not
+   * a member" (the simulation, seed 42885).
    */
-  void retainMembersOf(MembershipView view) {
+  void retainMembersOf(MembershipView previous, MembershipView view) {
     for (NodeId peer : suspected) {
       if (!view.contains(peer)) {
         departedDead.add(peer);
+        suspected.remove(peer);
+      } else if (view.restartedSince(previous, peer)) {
         suspected.remove(peer);
       }
     }

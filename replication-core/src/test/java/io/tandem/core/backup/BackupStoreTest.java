@@ -124,6 +124,20 @@ class BackupStoreTest {
   }
 
   @Test
+  void released_byAnotherNodeThanTheCopysOwner_refusesThatOwnersLateUpdatesAtItsEpoch() {
+    // A migration's requester (OTHER) releases its holder's buddy: the holder's update sent before it handed the
+    // session out, arriving late, must not store the copy again for this node to adopt beside the requester.
+    store.applyFull(OWNER, full("s", 3, 23, Map.of()));
+    store.invalidate(OTHER, new Message.Invalidate("s", 3, 23, Message.InvalidateReason.RELEASED));
+
+    assertThat(store.applyFull(OWNER, full("s", 3, 24, Map.of()))).isInstanceOfSatisfying(Nack.class,
+        n -> assertThat(n.reason()).isEqualTo(Nack.Reason.INVALIDATED));
+    assertThat(store.entry("s")).isEmpty();
+    assertThat(store.endedAt("s")).isEmpty(); // moved on, not ended
+    assertThat(store.applyFull(OTHER, full("s", 4, 24, Map.of()))).isEqualTo(new Ack(4, 24));
+  }
+
+  @Test
   void changeId_rekeysAndRefusesTheOldId() {
     store.applyFull(OWNER, full("old", 1, 3, Map.of("a", b("1"))));
 

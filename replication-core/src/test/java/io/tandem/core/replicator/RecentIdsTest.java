@@ -25,6 +25,16 @@ class RecentIdsTest {
   }
 
   @Test
+  void spansItsLifetime_onlyOnceALifetimeHasPassedSinceItWasMade() {
+    clock.advance(Duration.ofMillis(9_999));
+    assertThat(ids.spansItsLifetime()).isFalse();
+
+    clock.advance(Duration.ofMillis(1));
+
+    assertThat(ids.spansItsLifetime()).isTrue();
+  }
+
+  @Test
   void add_whenFull_pushesOutTheOldestOnly() {
     ids.add("a");
     ids.add("b");

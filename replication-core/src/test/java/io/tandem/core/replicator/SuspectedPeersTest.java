@@ -51,38 +51,50 @@ class SuspectedPeersTest {
   @Test
   void retainMembersOf_viewDroppedTheSuspect_aLaterViewListingItAgainIsANewIncarnationNotASuspect() {
     suspects.suspect(B, view(3, A, B, C));
-    suspects.retainMembersOf(view(4, A, C));
+    suspects.retainMembersOf(null, view(4, A, C));
     assertThat(suspects.all()).isEmpty();
-    suspects.retainMembersOf(view(5, A, B, C));
+    suspects.retainMembersOf(null, view(5, A, B, C));
     assertThat(suspects.withoutSuspects(view(5, A, B, C)).memberIds()).containsExactly(A, B, C);
   }
 
   @Test
   void retainMembersOf_viewStillListsTheSuspect_itStaysSuspected() {
     suspects.suspect(B, view(3, A, B, C));
-    suspects.retainMembersOf(view(4, A, B, C));
+    suspects.retainMembersOf(null, view(4, A, B, C));
     assertThat(suspects.all()).containsExactly(B);
     assertThat(suspects.withoutSuspects(view(4, A, B, C)).memberIds()).isEqualTo(List.of(A, C));
+  }
+
+  @Test
+  void retainMembersOf_aViewListingTheSuspectAsAnotherRun_endsTheSuspicion() {
+    MembershipView before = new MembershipView(3, List.of(new Member(A, "h:a", 1), new Member(B, "h:b", 1)));
+    MembershipView restarted = new MembershipView(4, List.of(new Member(A, "h:a", 1), new Member(B, "h:b", 2)));
+    suspects.suspect(B, before);
+
+    suspects.retainMembersOf(before, restarted);
+
+    assertThat(suspects.isSuspected(B)).as("the run whose redial was refused is gone; this one was admitted since").isFalse();
+    assertThat(suspects.withoutSuspects(restarted)).isSameAs(restarted);
   }
 
   @Test
   void seenDying_throughTheViewThatDropsIt_untilAViewListsItAgainOrItConnects() {
     suspects.suspect(B, view(3, A, B, C));
     assertThat(suspects.seenDying(B)).isTrue();
-    suspects.retainMembersOf(view(4, A, C));
+    suspects.retainMembersOf(null, view(4, A, C));
     assertThat(suspects.seenDying(B)).as("dropped by the view after its host refused it").isTrue();
-    suspects.retainMembersOf(view(5, A, B, C));
+    suspects.retainMembersOf(null, view(5, A, B, C));
     assertThat(suspects.seenDying(B)).as("listed again: alive, or a new incarnation").isFalse();
 
     suspects.suspect(C, view(5, A, B, C));
-    suspects.retainMembersOf(view(6, A, B));
+    suspects.retainMembersOf(null, view(6, A, B));
     suspects.clear(C);
     assertThat(suspects.seenDying(C)).as("it connected again").isFalse();
   }
 
   @Test
   void seenDying_aMemberTheViewDroppedWithoutARefusal_isNot() {
-    suspects.retainMembersOf(view(4, A, C));
+    suspects.retainMembersOf(null, view(4, A, C));
     assertThat(suspects.seenDying(B)).isFalse();
   }
 
@@ -91,7 +103,7 @@ class SuspectedPeersTest {
     for (int i = 0; i <= SuspectedPeers.DEAD_REMEMBERED; i++) {
       NodeId dead = new NodeId("d" + i);
       suspects.suspect(dead, view(i, A, dead));
-      suspects.retainMembersOf(view(i, A));
+      suspects.retainMembersOf(null, view(i, A));
     }
     assertThat(suspects.seenDying(new NodeId("d0"))).isFalse();
     assertThat(suspects.seenDying(new NodeId("d1"))).isTrue();

@@ -233,6 +233,51 @@ class SimulationSeedsTest {
     assertThat(scrambled(23362)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * A node restarted in place (crashed, or left gracefully, and started again under its node id) got a request whose
+   * route named itself, for a session it had handed away in its former run: the one hop asked only its successor,
+   * which did not hold it either, and, remembering nothing of its former run, the node answered "no session" while
+   * another member owned it.
+   */
+  @Test
+  void restartedNode_aRouteNamingItself_isLookedForAmongEveryMember_seeds37264and45149() {
+    assertThat(scrambled(37264)).doesNotContain(Checker.Kind.LOST_SESSION);
+    assertThat(scrambled(45149)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
+  /**
+   * A migration's requester released its holder's buddy as it installed the session; an update the holder had sent
+   * that buddy before handing the session out arrived after the release (a slower connection) and stored the copy
+   * again. The holder paused, and its buddy, as its heir, adopted that copy at the requester's epoch: two owners after
+   * the heal.
+   */
+  @Test
+  void migration_aLateUpdateFromTheHolder_doesNotStoreAgainTheCopyItsRequesterReleased_seed41252() {
+    assertThat(scrambled(41252)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
+  /**
+   * A node was killed and restarted at once; a member suspected it (connection closed, redial refused) just before
+   * the restart, and the next view listed its new run. The suspicion stayed, since the new run never connected to
+   * that member: the member refused every migration to it as "not a member of the view", and a session it owned was
+   * unavailable there for good.
+   */
+  @Test
+  void restartedPeer_aViewListingItsNewRun_endsTheSuspicionOfTheOldOne_seed42885() {
+    assertThat(scrambled(42885)).doesNotContain(Checker.Kind.UNAVAILABLE_AFTER_SETTLE);
+  }
+
+  /**
+   * A requester was paused while the answer to its {@code Migrate} was on its way; the holder, its handover overdue,
+   * took the session back at the next epoch. On resuming, the reply was delivered before the transport's deadline
+   * fired, and the requester installed the copy: a second owner, which served reads of older values until its
+   * release was refused.
+   */
+  @Test
+  void migration_anAnswerArrivingAfterAPause_pastTheHoldersDecision_isNotInstalled_seed48385() {
+    assertThat(scrambled(48385)).doesNotContain(Checker.Kind.LOST_WRITE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
