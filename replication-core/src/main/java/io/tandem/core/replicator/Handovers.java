@@ -84,6 +84,8 @@ final class Handovers {
     final long heldEpoch;
     final long heldVersion;
     volatile long answeredNanos;
+    /** Recorded before its copy left this node's store ({@link #tentative}): not answered again until that is done. */
+    volatile boolean tentative;
     final AtomicBoolean asking = new AtomicBoolean();
 
     Handover(NodeId requester, SessionSnapshot handed, NodeId formerBuddy, OwnedSession session, long heldEpoch,
@@ -127,6 +129,28 @@ final class Handovers {
     pending.put(id, new Handover(requester, handed, release, session, heldEpoch, heldVersion, ticker.read()));
   }
 
+  /**
+   * {@link #begin}, for a copy still to be taken out of this node's store: the handover is visible from now on (a
+   * request for the session here is answered 503), and its copy is sent to nobody until {@link #handedOut}, or it is
+   * {@link #withdraw withdrawn}.
+   */
+  Handover tentative(String id, NodeId requester, SessionSnapshot handed, long heldEpoch, long heldVersion) {
+    Handover handover = new Handover(requester, handed, null, null, heldEpoch, heldVersion, ticker.read());
+    handover.tentative = true;
+    pending.put(id, handover);
+    return handover;
+  }
+
+  /** The copy of a {@link #tentative} handover left the store: it may be answered again from now on. */
+  void handedOut(Handover handover) {
+    handover.tentative = false;
+  }
+
+  /** Forgets a {@link #tentative} handover of {@code id}: the copy could not be handed out after all. */
+  void withdraw(String id, Handover handover) {
+    pending.remove(id, handover);
+  }
+
   /** Whether {@code id} was handed out and is not yet known to be held by its requester. */
   boolean isPending(String id) {
     return pending.containsKey(id);
@@ -156,7 +180,7 @@ final class Handovers {
     // The same copy again only while the requester may still be waiting for the first answer: later, it may have
     // installed that one, written, and let go of the session (handed it on, or off as it stopped), and the copy
     // kept here is older than what it acknowledged since (the rolling-restart drill served it so).
-    if (!handover.requester.equals(asker) || ticker.read() - handover.answeredNanos >= decideAfterNanos) {
+    if (!handover.requester.equals(asker) || handover.tentative || ticker.read() - handover.answeredNanos >= decideAfterNanos) {
       return Optional.of(new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is being handed to "
           + handover.requester.value() + " by " + local.value() + "; ask every member"));
     }

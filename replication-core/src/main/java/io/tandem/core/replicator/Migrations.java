@@ -403,7 +403,7 @@ final class Migrations implements IncomingRequests.HandingOut {
         return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is held on " + local.value()
             + " as a copy left from when it was its owner's buddy, not yet confirmed; ask every member again");
       }
-      Optional<BackupStore.BackupEntry> backup = backups.take(id);
+      Optional<BackupStore.BackupEntry> backup = backups.entry(id);
       if (backup.isEmpty()) {
         OptionalLong ended = backups.endedAt(id);
         if (ended.isPresent()) {
@@ -420,14 +420,33 @@ final class Migrations implements IncomingRequests.HandingOut {
       snapshot = backup.get().snapshot();
       newEpoch = move.newEpoch() == 0 ? snapshot.epoch() + 1 : move.newEpoch();
       if (snapshot.epoch() >= newEpoch) {
-        backups.applyFull(backup.get().owner(), snapshot);
         return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, snapshot.epoch(), snapshot.version(), "backup is at epoch " + snapshot.epoch());
       }
-      backups.refuseUpTo(id, refusedAfterHandingOut(backup.get(), requester));
+      return handOutBackup(requester, backup.get(), newEpoch);
     }
+  }
+
+  /**
+   * Hands {@code backup} to {@code requester} at {@code newEpoch}: the handover is recorded before the copy leaves the
+   * store, so that a request for the session on this node meanwhile finds the one or the other (it is answered 503
+   * while the handover is undecided). Taken out first, the copy was in neither place for a moment, and such a request
+   * asked the cluster, which answered "nowhere" (the requester has not installed it yet): the same window as the
+   * heir's adoption had (docs/protocol.md 11.3.15). A copy that changed or went meanwhile (promoted here by that
+   * request, or updated) is not handed out: the requester is told to ask again.
+   */
+  private Message handOutBackup(NodeId requester, BackupStore.BackupEntry backup, long newEpoch) {
+    SessionSnapshot held = backup.snapshot();
+    String id = held.id();
+    SessionSnapshot handed = new SessionSnapshot(id, newEpoch, held.version(), held.metadata(), held.attributes());
+    Handovers.Handover handover = handovers.tentative(id, requester, handed, held.epoch(), held.version());
+    if (backups.takeIf(id, backup.owner(), held.epoch(), held.version()).isEmpty()) {
+      handovers.withdraw(id, handover);
+      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " changed on " + local.value()
+          + " while it was being handed out; ask every member again");
+    }
+    backups.refuseUpTo(id, refusedAfterHandingOut(backup, requester));
+    handovers.handedOut(handover);
     counters.sessionsMigratedOut.increment();
-    SessionSnapshot handed = new SessionSnapshot(id, newEpoch, snapshot.version(), snapshot.metadata(), snapshot.attributes());
-    handovers.begin(id, requester, handed, null, null, snapshot.epoch(), snapshot.version());
     return new Message.FullSession(handed);
   }
 
