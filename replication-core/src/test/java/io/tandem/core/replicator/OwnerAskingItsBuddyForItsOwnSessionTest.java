@@ -125,4 +125,31 @@ class OwnerAskingItsBuddyForItsOwnSessionTest {
     assertThat(acquired.snapshot()).as(acquired.toString()).isPresent();
     assertThat(n1.decode(acquired.snapshot().get())).as("every write acknowledged before the owner died").containsEntry("seq", 2);
   }
+
+  /**
+   * The owner wrote nothing after its buddy handed it its own session: the overdue handover is let go (the owner owns
+   * the session at the kept epoch), and the buddy keeps the copy as the owner's backup. It kept none before, and the
+   * session had no copy but on its owner (the simulation, seed 62436).
+   */
+  @Test
+  void buddyThatHandedTheOwnerItsOwnSession_keepsItAsTheOwnersBackup_whenTheOwnerWroteNothingSince() throws Exception {
+    cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(200))
+        .settleTimeout(Duration.ofMillis(200)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n2", "n3");
+    EngineCluster.Node n3 = cluster.node("n3");
+    EngineCluster.Node n1 = cluster.node("n1");
+    n3.create("s3");
+    assertThat(n3.request("s3", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
+    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
+    assertThat(n3.transport.request(new NodeId("n1"), new Message.Migrate("s3", new NodeId("n3"), 0))
+        .get(5, TimeUnit.SECONDS)).isInstanceOf(Message.FullSession.class);
+    assertThat(n1.backup("s3")).as("handed out").isEmpty();
+
+    await().atMost(AWAIT).until(() -> {
+      n1.engine.runMaintenance();
+      return n1.engine.stats().handoversUndecided() == 0;
+    });
+
+    assertThat(n1.engine.owns("s3")).isFalse();
+    assertThat(n1.backup("s3")).as("the owner's backup again").contains(Map.of("seq", 1));
+  }
 }

@@ -278,6 +278,17 @@ class SimulationSeedsTest {
     assertThat(scrambled(48385)).doesNotContain(Checker.Kind.LOST_WRITE);
   }
 
+  /**
+   * An owner's request asked its buddy for the session it owned (it had started looking before the session was its),
+   * and the buddy handed it its backup; the owner dropped the answer and wrote nothing more. The overdue handover was
+   * let go (the owner answered that it owns the session at the kept epoch), and the buddy kept no copy: the session
+   * had none but on its owner 30 s after the faults healed. The copy handed out is kept as the owner's backup again.
+   */
+  @Test
+  void ownerThatWasHandedItsOwnBackup_andWroteNothingSince_keepsItsCopyOnTheBuddy_seed62436() {
+    assertThat(scrambled(62436)).doesNotContain(Checker.Kind.NO_COPY_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
