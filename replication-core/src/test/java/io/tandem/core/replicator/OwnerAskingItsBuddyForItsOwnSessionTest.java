@@ -62,22 +62,12 @@ class OwnerAskingItsBuddyForItsOwnSessionTest {
    */
   @Test
   void buddyThatHandedTheOwnerItsOwnSession_doesNotTakeItBack_whenTheHandoverIsOverdue() throws Exception {
-    cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(200))
-        .settleTimeout(Duration.ofMillis(200)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n2", "n3");
+    ownerAsksItsBuddyForItsOwnSession();
     EngineCluster.Node n3 = cluster.node("n3");
     EngineCluster.Node n1 = cluster.node("n1");
-    n3.create("s3");
-    assertThat(n3.request("s3", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
-    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
-    assertThat(n3.transport.request(new NodeId("n1"), new Message.Migrate("s3", new NodeId("n3"), 0))
-        .get(5, TimeUnit.SECONDS)).isInstanceOf(Message.FullSession.class);
     assertThat(n1.engine.stats().handoversUndecided()).isEqualTo(1);
 
-    // Past ackTimeout + settleTimeout the buddy decides the handover by asking every member.
-    await().atMost(AWAIT).until(() -> {
-      n1.engine.runMaintenance();
-      return n1.engine.stats().handoversUndecided() == 0;
-    });
+    decideTheOverdueHandover(n1);
 
     assertThat(n1.engine.owns("s3")).as("the buddy took the session back from under its owner").isFalse();
     assertThat(n1.engine.stats().sessionsTakenBack()).isZero();
@@ -98,15 +88,9 @@ class OwnerAskingItsBuddyForItsOwnSessionTest {
    */
   @Test
   void ownerThatWroteItsSessionAfterItsBuddyHandedItOver_diesBeforeTheHandoverIsDecided_itsBuddyKeepsTheWrites() throws Exception {
-    cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(200))
-        .settleTimeout(Duration.ofMillis(200)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n2", "n3");
+    ownerAsksItsBuddyForItsOwnSession();
     EngineCluster.Node n3 = cluster.node("n3");
     EngineCluster.Node n1 = cluster.node("n1");
-    n3.create("s3");
-    assertThat(n3.request("s3", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
-    await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
-    assertThat(n3.transport.request(new NodeId("n1"), new Message.Migrate("s3", new NodeId("n3"), 0))
-        .get(5, TimeUnit.SECONDS)).isInstanceOf(Message.FullSession.class);
     assertThat(n3.request("s3", (s, reads) -> s.setAttribute("seq", 2))).isEqualTo(FlushOutcome.REPLICATED);
     assertThat(n1.backup("s3")).contains(Map.of("seq", 2));
     assertThat(n1.engine.stats().handoversUndecided()).as("the owner's update stored here ends the handover").isZero();
@@ -133,6 +117,21 @@ class OwnerAskingItsBuddyForItsOwnSessionTest {
    */
   @Test
   void buddyThatHandedTheOwnerItsOwnSession_keepsItAsTheOwnersBackup_whenTheOwnerWroteNothingSince() throws Exception {
+    ownerAsksItsBuddyForItsOwnSession();
+    EngineCluster.Node n1 = cluster.node("n1");
+    assertThat(n1.backup("s3")).as("handed out").isEmpty();
+
+    decideTheOverdueHandover(n1);
+
+    assertThat(n1.engine.owns("s3")).isFalse();
+    assertThat(n1.backup("s3")).as("the owner's backup again").contains(Map.of("seq", 1));
+  }
+
+  /**
+   * n3 owns "s3", protected on n1 (ack and settle timeouts of 200 ms), and asks n1 for it as a request that started
+   * looking before the session was n3's would: n1 hands n3 its own backup, and n3 keeps the session it owns.
+   */
+  private void ownerAsksItsBuddyForItsOwnSession() throws Exception {
     cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(200))
         .settleTimeout(Duration.ofMillis(200)).maintenanceInterval(Duration.ofHours(1)).build(), "n1", "n2", "n3");
     EngineCluster.Node n3 = cluster.node("n3");
@@ -141,15 +140,14 @@ class OwnerAskingItsBuddyForItsOwnSessionTest {
     assertThat(n3.request("s3", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
     await().atMost(AWAIT).until(() -> n1.backup("s3").isPresent());
     assertThat(n3.transport.request(new NodeId("n1"), new Message.Migrate("s3", new NodeId("n3"), 0))
-        .get(5, TimeUnit.SECONDS)).isInstanceOf(Message.FullSession.class);
-    assertThat(n1.backup("s3")).as("handed out").isEmpty();
+        .get(5, TimeUnit.SECONDS)).as("the buddy hands the copy to its owner").isInstanceOf(Message.FullSession.class);
+  }
 
+  /** Past ackTimeout + settleTimeout the holder decides its handover by asking every member. */
+  private static void decideTheOverdueHandover(EngineCluster.Node holder) {
     await().atMost(AWAIT).until(() -> {
-      n1.engine.runMaintenance();
-      return n1.engine.stats().handoversUndecided() == 0;
+      holder.engine.runMaintenance();
+      return holder.engine.stats().handoversUndecided() == 0;
     });
-
-    assertThat(n1.engine.owns("s3")).isFalse();
-    assertThat(n1.backup("s3")).as("the owner's backup again").contains(Map.of("seq", 1));
   }
 }
