@@ -26,6 +26,12 @@ final class SessionLogLines {
   /** What the engine logs about the ring and departures: the context of a session's path. */
   private static final Pattern RING = Pattern.compile("RingTracker|GracefulHandoff|Adoption|LeftoverCopies|Handovers");
 
+  /**
+   * Tomcat's log lines start with the time of day: sorting lines prefixed with their node's name by what follows it
+   * interleaves the nodes in time order.
+   */
+  private static final Comparator<String> BY_TIME = Comparator.comparing(l -> l.substring(l.indexOf(": ") + 2));
+
   private SessionLogLines() {}
 
   /**
@@ -53,14 +59,25 @@ final class SessionLogLines {
         }
       }
     }
-    // Tomcat's log lines start with the time of day: sorting the prefixed lines by what follows the node's name
-    // interleaves the nodes in time order.
-    Comparator<String> byTime = Comparator.comparing(l -> l.substring(l.indexOf(": ") + 2));
-    naming.sort(byTime);
-    ring.sort(byTime);
+    naming.sort(BY_TIME);
+    ring.sort(BY_TIME);
     List<String> lines = new ArrayList<>(naming.subList(0, Math.min(max, naming.size())));
     lines.addAll(ring.subList(0, Math.min(max - lines.size(), ring.size())));
     return lines;
+  }
+
+  /**
+   * The last {@code max} Tandem lines of the nodes' logs, interleaved in time order, each prefixed with its node's
+   * name: what a failed integration test quotes when it has no session of its own to follow.
+   */
+  static List<String> last(List<Path> nodeDirs, int max) {
+    List<String> all = new ArrayList<>();
+    for (Path dir : nodeDirs) {
+      String node = dir.getFileName().toString();
+      tandemLines(dir.resolve("logs")).forEach(line -> all.add(node + ": " + line));
+    }
+    all.sort(BY_TIME);
+    return List.copyOf(all.subList(Math.max(0, all.size() - max), all.size()));
   }
 
   /** The lines of Tandem's own loggers in a node's catalina logs, shortened to their message. */

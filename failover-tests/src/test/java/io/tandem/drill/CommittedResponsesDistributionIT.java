@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,9 +38,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class CommittedResponsesDistributionIT {
+@ExtendWith(NodeLogsOnFailure.class)
+class CommittedResponsesDistributionIT implements NodeLogsOnFailure.Nodes {
   private final List<TomcatProcess> nodes = new ArrayList<>();
+  /** How often the membership's members send heartbeats (Tandem's default). */
+  private static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
   private final HttpClient client = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
+  /** When the buddy was last woken ({@link System#nanoTime()}), 0 before its first freeze. */
+  private long buddyResumed;
 
   @BeforeAll
   void startTwoTomcats() throws Exception {
@@ -54,11 +60,11 @@ class CommittedResponsesDistributionIT {
     int m1 = DrillCluster.freePort();
     int m2 = DrillCluster.freePort();
     for (int i = 0; i < 2; i++) {
-      // A short wait for acknowledgements, so that a frozen buddy makes a write unacknowledged (1.3 s) well before
+      // A short wait for acknowledgements, so that a frozen buddy makes a write unacknowledged (0.8 s) well before
       // the membership's 3 s heartbeat timeout would leave the owner alone in its view.
       String attributes = "clusterName=\"" + cluster + "\" sharedSecret=\"committed-responses-secret\" transportPort=\""
           + DrillCluster.freePort() + "\" membershipPort=\"" + (i == 0 ? m1 : m2) + "\" members=\"127.0.0.1:" + m1
-          + ",127.0.0.1:" + m2 + "\" ackTimeout=\"300ms\" settleTimeout=\"1s\"";
+          + ",127.0.0.1:" + m2 + "\" ackTimeout=\"300ms\" settleTimeout=\"500ms\"";
       nodes.add(new TomcatProcess(home, work, drillHome.resolve("dropin/tomcat-valve-dropin.jar"), "n" + (i + 1),
           DrillCluster.freePort(), attributes));
     }
@@ -72,6 +78,11 @@ class CommittedResponsesDistributionIT {
   /** The major version of the Tomcat distribution the two nodes run: 10 (10.1) here, 11 in the subclass. */
   String major() {
     return "10";
+  }
+
+  @Override
+  public List<TomcatProcess> nodesToQuote() {
+    return nodes;
   }
 
   @AfterAll
@@ -144,9 +155,15 @@ class CommittedResponsesDistributionIT {
 
   /**
    * A freeze before may have made the owner drop the buddy from its view for a while (then it is alone, and a 200 is
-   * right): the buddy must be back, and the session protected on it, first.
+   * right): the buddy must be back, and the session protected on it, first. And it must have run for a heartbeat
+   * interval since: the membership counts the time without a heartbeat across freezes, so a freeze right after the
+   * last one (the buddy woken only long enough to acknowledge one write) added to it passed the 3 s heartbeat timeout
+   * on a fast machine, left the owner alone during the request, and its answer was then a 200 or, dropped between the
+   * commit and the end, an aborted response (stop 34's CI failure).
    */
   private void awaitProtectedWrite() throws Exception {
+    await().atMost(Duration.ofSeconds(10)).until(() -> buddyResumed == 0 || System.nanoTime() - buddyResumed
+        > HEARTBEAT_INTERVAL.plusMillis(500).toNanos());
     await().atMost(Duration.ofSeconds(60)).until(() -> lastBuddyChange().endsWith("buddy is now n2"));
     await().atMost(Duration.ofSeconds(30))
         .until(() -> send("/app/session.jsp?action=set&name=k&value=protected").statusCode() == 200);
@@ -163,6 +180,7 @@ class CommittedResponsesDistributionIT {
       return request.send();
     } finally {
       buddy.resume();
+      buddyResumed = System.nanoTime();
     }
   }
 

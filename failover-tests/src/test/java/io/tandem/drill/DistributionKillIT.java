@@ -18,6 +18,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,8 +26,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The drop-in jar in real Apache Tomcat distributions (10.1 and 11), two Tomcat processes: the owner is killed
  * with SIGKILL and the survivor serves every attribute whose request was acknowledged.
  */
-class DistributionKillIT {
+@ExtendWith(NodeLogsOnFailure.class)
+class DistributionKillIT implements NodeLogsOnFailure.Nodes {
   private final List<TomcatProcess> nodes = new ArrayList<>();
+
+  @Override
+  public List<TomcatProcess> nodesToQuote() {
+    return nodes;
+  }
 
   @AfterEach
   void stop() {

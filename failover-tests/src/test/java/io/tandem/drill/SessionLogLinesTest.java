@@ -35,6 +35,16 @@ class SessionLogLinesTest {
     assertThat(SessionLogLines.explaining(List.of(work.resolve("n1")), List.of(), 1)).hasSize(1);
   }
 
+  @Test
+  void lastLines_areTheNewestOfEveryNode_inTimeOrder(@TempDir Path work) throws Exception {
+    log(work, "n1", "12:00:00.001 INFO [t] io.tandem.core.replicator.RingTracker.a", "12:00:00.004 WARNING [t] io.tandem.core.replicator.OwnerWrites.b",
+        "12:00:00.005 INFO [t] org.apache.catalina.Other not ours");
+    log(work, "n2", "12:00:00.003 INFO [t] io.tandem.transport.grizzly.LossDetector.c");
+
+    assertThat(SessionLogLines.last(List.of(work.resolve("n1"), work.resolve("n2")), 2))
+        .containsExactly("n2: 12:00:00.003 INFO [t] LossDetector.c", "n1: 12:00:00.004 WARNING [t] OwnerWrites.b");
+  }
+
   private static void log(Path work, String node, String... lines) throws Exception {
     Path logs = Files.createDirectories(work.resolve(node).resolve("logs"));
     Files.write(logs.resolve("catalina.2026-11-27.log"), List.of(lines));
