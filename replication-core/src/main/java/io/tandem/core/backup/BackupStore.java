@@ -116,8 +116,22 @@ public final class BackupStore {
     return (h ^ (h >>> 16)) & (STRIPES - 1);
   }
 
-  /** A backup: whose it is and its bytes at one version. */
-  public record BackupEntry(NodeId owner, SessionSnapshot snapshot) {}
+  /**
+   * A backup: whose it is and its bytes at one version.
+   *
+   * @param access what this node can vouch for of the copy's last access, for a session adopted from it
+   */
+  public record BackupEntry(NodeId owner, SessionSnapshot snapshot, AccessVouch access) {
+    /**
+     * The snapshot with its last-access time as this node can vouch for it on its own clock ({@link AccessVouch}):
+     * what an heir adopts, so that neither its expiry nor the container's counts from another node's clock.
+     */
+    public SessionSnapshot vouchedSnapshot(long touchLagMillis) {
+      long stamped = snapshot.metadata().lastAccessedTime();
+      long vouched = access.lastAccess(stamped, touchLagMillis);
+      return vouched == stamped ? snapshot : snapshot.withMetadata(snapshot.metadata().withLastAccessedTime(vouched));
+    }
+  }
 
   /**
    * Counters and gauges of the store.
@@ -178,7 +192,7 @@ public final class BackupStore {
       if (full.isPresent()) {
         return full.get();
       }
-      put(new HeldBackup(owner, s), Math.max(0, growth));
+      put(new HeldBackup(owner, s, h, lifetimes.millis()), Math.max(0, growth));
       appliedFull.increment();
       return new Ack(s.epoch(), s.version());
     }
@@ -217,7 +231,7 @@ public final class BackupStore {
       }
       h.owner(owner); // as a full session would: the sender owns it now
       long before = h.size();
-      h.applyDelta(d.version(), d.metadata(), d.set(), d.removed());
+      h.applyDelta(d.version(), d.metadata(), d.set(), d.removed(), lifetimes.millis());
       bytesHeld.addAndGet(h.size() - before - Math.max(0, growth)); // zero: sizeAfter said what it would be
       appliedDelta.increment();
       return new Ack(h.epoch(), d.version());
@@ -234,7 +248,7 @@ public final class BackupStore {
           continue;
         }
         if (touch.lastAccessedTime() > h.metadata().lastAccessedTime()) {
-          h.touch(touch.lastAccessedTime());
+          h.touch(touch.lastAccessedTime(), lifetimes.millis());
         }
         touchesApplied.increment();
       }
@@ -578,8 +592,8 @@ public final class BackupStore {
   }
 
   /** Under the entry's stripe: the snapshot it makes is cached in it. */
-  private static BackupEntry handOut(HeldBackup held) {
-    return new BackupEntry(held.owner(), held.snapshot());
+  private BackupEntry handOut(HeldBackup held) {
+    return new BackupEntry(held.owner(), held.snapshot(), AccessVouch.of(held.accessArrivedAt(), lifetimes.millis(), clock.millis()));
   }
 
   /**

@@ -35,8 +35,19 @@ final class HeldBackup {
   private long size;
   /** The current state as handed out, or null when it changed since. */
   private SessionSnapshot snapshot;
+  /**
+   * When (on the store's lifetimes clock) the newest last-access time arrived, if it arrived later than an older one
+   * held here (an access caused it), else {@link AccessVouch#NOT_SEEN}: see {@link AccessVouch}.
+   */
+  private long accessArrivedAt;
 
-  HeldBackup(NodeId owner, SessionSnapshot s) {
+  /**
+   * @param before the backup this one replaces, null if none
+   * @param now the store's lifetimes clock
+   */
+  HeldBackup(NodeId owner, SessionSnapshot s, HeldBackup before, long now) {
+    this.accessArrivedAt = before == null ? AccessVouch.NOT_SEEN
+        : s.metadata().lastAccessedTime() > before.metadata.lastAccessedTime() ? now : before.accessArrivedAt;
     this.owner = owner;
     this.id = s.id();
     this.epoch = s.epoch();
@@ -99,8 +110,16 @@ final class HeldBackup {
     return after;
   }
 
-  /** Removes {@code removed}, then sets {@code set}, and moves to {@code newVersion}. */
-  void applyDelta(long newVersion, SessionMetadata newMetadata, Map<String, Blob> set, Set<String> removed) {
+  long accessArrivedAt() {
+    return accessArrivedAt;
+  }
+
+  /**
+   * Removes {@code removed}, then sets {@code set}, and moves to {@code newVersion}.
+   *
+   * @param now the store's lifetimes clock
+   */
+  void applyDelta(long newVersion, SessionMetadata newMetadata, Map<String, Blob> set, Set<String> removed, long now) {
     if (!ownMap) {
       attributes = new HashMap<>(attributes); // the one copy: the snapshot's map is immutable
       ownMap = true;
@@ -120,15 +139,23 @@ final class HeldBackup {
     }
     if (newMetadata != null) {
       size += newMetadata.serializedSize() - metadata.serializedSize();
+      if (newMetadata.lastAccessedTime() > metadata.lastAccessedTime()) {
+        accessArrivedAt = now;
+      }
       metadata = newMetadata;
     }
     version = newVersion;
     snapshot = null;
   }
 
-  /** A later last-access time; the size does not depend on it. */
-  void touch(long lastAccessedTime) {
+  /**
+   * A later last-access time; the size does not depend on it.
+   *
+   * @param now the store's lifetimes clock
+   */
+  void touch(long lastAccessedTime, long now) {
     metadata = metadata.withLastAccessedTime(lastAccessedTime);
+    accessArrivedAt = now;
     if (snapshot != null) { // the handed-out map is immutable: the new snapshot shares it
       snapshot = new SessionSnapshot(id, epoch, version, metadata, snapshot.attributes());
     }

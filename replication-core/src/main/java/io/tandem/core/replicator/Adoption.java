@@ -108,9 +108,17 @@ final class Adoption {
     if (last.isEmpty()) {
       return owned.get(id); // adopted by another thread meanwhile, or dropped (released, ended)
     }
-    OwnedSession session = adopt(last.get().snapshot());
+    OwnedSession session = adopt(last.get().vouchedSnapshot(accessLagMillis()));
     backups.claimedHere(id, epoch);
     return Optional.of(session);
+  }
+
+  /**
+   * How long an access may take to reach the buddy (6.9): the touch lag's bound, then up to one tick before the
+   * touch is sent. The window a copy's last access is vouched for in ({@link BackupStore.BackupEntry#vouchedSnapshot}).
+   */
+  private long accessLagMillis() {
+    return config.touchLagCap().plus(config.maintenanceInterval()).toMillis();
   }
 
   /**
@@ -122,7 +130,7 @@ final class Adoption {
    */
   void adoptHandoff(SessionSnapshot handed) {
     backups.refuseUpTo(handed.id(), handed.epoch());
-    SessionSnapshot newest = backups.entry(handed.id()).map(BackupStore.BackupEntry::snapshot)
+    SessionSnapshot newest = backups.entry(handed.id()).map(held -> held.vouchedSnapshot(accessLagMillis()))
         .filter(held -> held.epoch() > handed.epoch() || held.epoch() == handed.epoch() && held.version() > handed.version())
         .orElse(handed);
     adopt(newest);

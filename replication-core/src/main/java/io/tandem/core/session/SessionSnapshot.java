@@ -45,6 +45,11 @@ public record SessionSnapshot(
     return new SessionSnapshot(id, epoch, version, metadata, new Owned(attributes));
   }
 
+  /** This snapshot with other metadata (the attributes' map is shared: it is immutable). */
+  public SessionSnapshot withMetadata(SessionMetadata newMetadata) {
+    return new SessionSnapshot(id, epoch, version, newMetadata, attributes);
+  }
+
   /** Serialized bytes held: attribute names and values plus metadata. */
   public long serializedSize() {
     long size = id.length() + metadata.serializedSize();

@@ -289,6 +289,17 @@ class SimulationSeedsTest {
     assertThat(scrambled(62436)).doesNotContain(Checker.Kind.NO_COPY_AFTER_SETTLE);
   }
 
+  /**
+   * 11.3.23: clock steps left n1's time of day some 1,300 s ahead and n2's 573 s behind; n1 adopted n2's sessions,
+   * whose last-access times n2 had stamped on its own clock, judged them idle past their 30 minutes and ended them a
+   * moment after they had been used. The heir adopts a copy's last access as it can vouch for it on its own clock:
+   * within the touch lag before the newest access time arrived ({@code AccessVouch}).
+   */
+  @Test
+  void heirWithAClockAheadOfTheDeadOwners_doesNotExpireTheSessionsItAdopts_seed62683() {
+    assertThat(scrambled(62683)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
