@@ -104,7 +104,10 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
         this::releaseHolderOnceProtected);
     this.stateTransfer = new StateTransfer(maintenanceLane,
         new TokenBucket(lifetimes, config.stateTransferBytesPerSecond(), config.stateTransferBatchBytes() * 2L),
-        config.stateTransferBatchBytes(), ring::buddyIfAny, transport::request, rules, outcomes);
+        config.stateTransferBatchBytes(), ring::buddyIfAny,
+        // As patient as a SYNC write (ackTimeout + settleTimeout): at the transport's ackTimeout a buddy busy applying
+        // a large batch timed it out, and it was marked unprotected and sent again whole (docs/protocol.md 8.5).
+        (to, batch) -> transport.request(to, batch, config.ackTimeout().plus(config.settleTimeout())), rules, outcomes);
     this.quarantine =
         new Quarantine(local, config.pauseThreshold(), ticker, owned, locator, ring::view, counters, this);
     this.adoption = new Adoption(local, config, backups, owned, unknown, counters, stateTransfer, ring, quarantine,

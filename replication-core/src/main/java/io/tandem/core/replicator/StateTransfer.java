@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -36,6 +37,8 @@ import java.util.stream.Collectors;
  * replies arrive on transport threads.
  */
 final class StateTransfer {
+  /** The smallest budget is this fraction of {@code batchBytes}: six answered batches take it back to the whole. */
+  private static final long MIN_BUDGET_FRACTION = 64;
   private final Scheduler scheduler;
   private final TokenBucket bucket;
   private final long batchBytes;
@@ -55,6 +58,14 @@ final class StateTransfer {
    */
   @GuardedBy("this")
   private Carried carried;
+  /**
+   * The bytes the next batch may carry: {@code batchBytes}, halved after each batch the buddy did not answer in time
+   * (down to 1/{@link #MIN_BUDGET_FRACTION} of it, and one session at least) and doubled back after each it did. A buddy that is slow but alive applies a late batch all
+   * the same and its answer is dropped; sending it as much again at once only repeated that for as long as the
+   * buddy stayed slow (docs/protocol.md 8.5).
+   */
+  @GuardedBy("this")
+  private long budget;
 
   private record Carried(OwnedSession session, SessionSnapshot snapshot, long payloadBytes, long wireBytes) {}
 
@@ -81,6 +92,7 @@ final class StateTransfer {
     this.scheduler = scheduler;
     this.bucket = bucket;
     this.batchBytes = batchBytes;
+    this.budget = batchBytes;
     this.buddy = buddy;
     this.send = send;
     this.rules = rules;
@@ -133,10 +145,12 @@ final class StateTransfer {
       return;
     }
     Carried left;
+    long batchBudget;
     synchronized (this) {
       inFlight = true;
       left = carried;
       carried = null;
+      batchBudget = budget;
     }
     // Snapshots are built outside this object's lock: building takes each session's lock, and request threads
     // enqueue while holding a session's lock.
@@ -151,7 +165,7 @@ final class StateTransfer {
       wireBytes += left.wireBytes();
     }
     OwnedSession session;
-    while (bytes < batchBytes && (session = poll()) != null) {
+    while (bytes < batchBudget && (session = poll()) != null) {
       if (!session.needsFull()) {
         continue; // a request already sent it in full
       }
@@ -189,7 +203,9 @@ final class StateTransfer {
     send.apply(to, new BulkTransfer(BulkTransfer.Purpose.BACKUP, snapshots))
         .whenComplete(
             (reply, failure) -> {
-              if (failure == null && (reply instanceof Message.Ack || reply instanceof Message.BulkRefusals)) {
+              boolean answered = failure == null && (reply instanceof Message.Ack || reply instanceof Message.BulkRefusals);
+              adjustBudget(answered, failure);
+              if (answered) {
                 Map<String, Message.Nack> refused = reply instanceof Message.BulkRefusals some
                     ? some.refusals().stream().collect(Collectors.toMap(Message.BulkRefusals.Refusal::sessionId,
                         Message.BulkRefusals.Refusal::nack, (first, second) -> first))
@@ -213,5 +229,19 @@ final class StateTransfer {
               }
               schedulePump(0);
             });
+  }
+
+  /** The next batch's bytes after this one's answer: see {@code budget}. */
+  private synchronized void adjustBudget(boolean answered, Throwable failure) {
+    if (answered) {
+      budget = Math.min(batchBytes, budget * 2);
+    } else if (failure instanceof TimeoutException || failure != null && failure.getCause() instanceof TimeoutException) {
+      budget = Math.max(batchBytes / MIN_BUDGET_FRACTION, budget / 2); // one session goes in a batch at least
+    }
+  }
+
+  /** The bytes the next batch may carry (for tests). */
+  synchronized long batchBudget() {
+    return budget;
   }
 }
