@@ -15,6 +15,7 @@ import io.tandem.core.spi.Ticker;
 import io.tandem.core.spi.Transport;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -212,6 +213,13 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
   @Override
   public NodeId buddy() {
     return ring.buddy();
+  }
+
+  /** OwnerWrites: the membership's view (suspects included) lists this node alone, or there is none yet. */
+  @Override
+  public boolean aloneInView() {
+    MembershipView current = ring.view();
+    return current == null || current.memberIds().equals(List.of(local));
   }
 
   /**

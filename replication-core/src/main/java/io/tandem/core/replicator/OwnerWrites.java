@@ -56,10 +56,23 @@ final class OwnerWrites {
   /** How often a request waiting on a slow buddy looks whether the view named another buddy meanwhile. */
   private static final long PATIENCE_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
+  private static final String NO_BUDDY_IN_A_VIEW_OF_SEVERAL = "no member can be its buddy (the others in the view refuse"
+      + " connections), but the view still lists them: this node is not alone until the view says so";
+
   /** What the write path needs from the rest of the engine. */
   interface Engine {
-    /** The current buddy, or null when this node is alone in its view. */
+    /**
+     * The current buddy, or null when no member can be one: this node is alone in its view, or every other member
+     * of it is gone for replication (its connection closed and a redial was refused).
+     */
     NodeId buddy();
+
+    /**
+     * Whether the membership's view lists this node alone. Without a buddy, only then may a write be answered as
+     * kept: a member the view still lists that this node cannot reach, for any reason (a refused redial is a killed
+     * process, but also a firewall's reject or a transport restarting), does not make it alone (docs/protocol.md 8.3).
+     */
+    boolean aloneInView();
 
     /** Another node owns the session now: drop it here. */
     void fence(OwnedSession session, String reason);
@@ -170,15 +183,16 @@ final class OwnerWrites {
           if (outbox != null) {
             return queue(session, update, refused);
           }
-          if (to == null) {
+          if (to == null && engine.aloneInView()) {
             owned.markUnprotected(session);
             return refused.isEmpty() ? FlushOutcome.NO_BUDDY : FlushOutcome.NOT_REPLICABLE;
           }
-          awaited = send(session, to, update);
+          awaited = to == null ? null : send(session, to, update);
         }
       }
     }
-    FlushOutcome replicated = awaitConfirmed(session, awaited);
+    FlushOutcome replicated = awaited == null ? awaitBuddyOrSolitude(session, session.version(), syncDeadline())
+        : awaitConfirmed(session, awaited);
     return replicated.isConfirmed() && !refused.isEmpty() ? FlushOutcome.NOT_REPLICABLE : replicated;
   }
 
@@ -221,8 +235,16 @@ final class OwnerWrites {
    * after a failure as the class comment says.
    */
   private FlushOutcome awaitConfirmed(OwnedSession session, OwnedSession.InFlight first) {
+    return awaitConfirmed(session, first, syncDeadline());
+  }
+
+  /** The end of a SYNC wait starting now, on the ticker. */
+  private long syncDeadline() {
+    return ticker.read() + syncWait().toNanos();
+  }
+
+  private FlushOutcome awaitConfirmed(OwnedSession session, OwnedSession.InFlight first, long settleDeadline) {
     OwnedSession.InFlight attempt = first;
-    long settleDeadline = ticker.read() + syncWait().toNanos();
     boolean gapResent = false;
     while (true) {
       long viewSeen = views.current();
@@ -268,7 +290,9 @@ final class OwnerWrites {
       }
       Optional<OwnedSession.InFlight> again = resend(session, attempt.version());
       if (again.isEmpty()) {
-        return settledWithoutResend(session, attempt.version());
+        return engine.buddy() == null && !engine.aloneInView()
+            ? awaitBuddyOrSolitude(session, attempt.version(), settleDeadline)
+            : settledWithoutResend(session, attempt.version());
       }
       attempt = again.get();
     }
@@ -365,6 +389,36 @@ final class OwnerWrites {
     }
   }
 
+  /**
+   * No member can be the buddy, but the view lists others (they refuse connections: killed, or a firewall rejects):
+   * within the SYNC wait, the view may drop them, and this node is alone and says so, or one of them may answer
+   * again and become the buddy, which is sent the session in full. Neither within the wait: the outcome is unknown.
+   * Answered at once, a request to the survivor of a killed buddy was a 503 for the second or two until the view
+   * dropped the dead member, where waiting makes it a slow 200.
+   *
+   * @param version the version the request's changes are at
+   * @param deadline the end of the request's SYNC wait, on the ticker
+   */
+  private FlushOutcome awaitBuddyOrSolitude(OwnedSession session, long version, long deadline) {
+    while (true) {
+      long viewSeen = views.current();
+      if (engine.buddy() != null || engine.aloneInView()) {
+        Optional<OwnedSession.InFlight> attempt = resend(session, version);
+        return attempt.isPresent() ? awaitConfirmed(session, attempt.get(), deadline) : settledWithoutResend(session, version);
+      }
+      long left = deadline - ticker.read();
+      if (left <= 0) {
+        return unconfirmed(session, NO_BUDDY_IN_A_VIEW_OF_SEVERAL);
+      }
+      try {
+        views.awaitChange(viewSeen, Math.min(RETRY_PAUSE_NANOS, left)); // the overlay changes without a new view
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return unconfirmed(session, "interrupted while waiting for the membership view");
+      }
+    }
+  }
+
   /** Why {@link #resend} had nothing to send, as the flush's outcome. */
   private FlushOutcome settledWithoutResend(OwnedSession session, long version) {
     synchronized (session) {
@@ -377,9 +431,12 @@ final class OwnerWrites {
       if (session.isProtectedAt(version)) {
         return FlushOutcome.REPLICATED;
       }
-      owned.markUnprotected(session);
-      return FlushOutcome.NO_BUDDY;
+      if (engine.aloneInView()) {
+        owned.markUnprotected(session);
+        return FlushOutcome.NO_BUDDY;
+      }
     }
+    return unconfirmed(session, NO_BUDDY_IN_A_VIEW_OF_SEVERAL);
   }
 
   private Failure timedOut(OwnedSession session, NodeId to) {
@@ -424,13 +481,14 @@ final class OwnerWrites {
         outbox.offerControl(session, change);
         return FlushOutcome.QUEUED;
       }
-      if (to == null) {
+      if (to == null && engine.aloneInView()) {
         owned.markUnprotected(session);
         return FlushOutcome.NO_BUDDY;
       }
-      awaited = session.sent(to, version, transport.request(to, change, syncWait()));
+      awaited = to == null ? null : session.sent(to, version, transport.request(to, change, syncWait()));
     }
-    return awaitConfirmed(session, awaited);
+    return awaited == null ? awaitBuddyOrSolitude(session, session.version(), syncDeadline())
+        : awaitConfirmed(session, awaited);
   }
 
   /**
@@ -449,8 +507,13 @@ final class OwnerWrites {
       engine.ended(session);
       touches.forget(invalidate.sessionId());
       acknowledged = invalidations.remember(invalidate); // re-sent by the maintenance tick until acknowledged
-      if (to == null) {
+      if (to == null && engine.aloneInView()) {
         return CompletableFuture.completedFuture(FlushOutcome.NO_BUDDY);
+      }
+      if (to == null) {
+        // Not alone: a member the view lists may hold the session. The tick re-sends the invalidation to the next
+        // buddy; acknowledged within the ack timeout it is confirmed, else unknown.
+        return unconfirmedAfterAckTimeout(acknowledged.copy());
       }
       if (outbox != null) {
         // Not behind the queue: under load an ASYNC backlog takes longer than the ack timeout to drain, and a

@@ -137,6 +137,11 @@ class AsyncInvalidationBacklogTest {
     }
 
     @Override
+    public boolean aloneInView() {
+      return false; // a buddy, always
+    }
+
+    @Override
     public void fence(OwnedSession s, String reason) {}
 
     @Override

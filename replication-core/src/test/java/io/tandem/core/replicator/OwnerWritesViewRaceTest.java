@@ -95,6 +95,11 @@ class OwnerWritesViewRaceTest {
     }
 
     @Override
+    public boolean aloneInView() {
+      return false; // a buddy, always
+    }
+
+    @Override
     public void fence(OwnedSession s, String reason) {}
 
     @Override
