@@ -46,6 +46,9 @@ final class IncomingRequests {
 
     /** The copy of {@code id} this node handed out and still keeps, if it is being handed out. */
     Optional<SessionSnapshot> handing(String id);
+
+    /** Whether this node handed {@code id} to another member within the last SYNC wait. */
+    boolean justHanded(String id);
   }
 
   IncomingRequests(
@@ -197,8 +200,16 @@ final class IncomingRequests {
       return new Message.LocateReply(id, Message.LocateReply.Holding.UNCONFIRMED, handing.get().epoch(), handing.get().version());
     }
     OptionalLong ended = backups.endedAt(id);
-    return ended.isPresent() ? new Message.LocateReply(id, Message.LocateReply.Holding.ENDED, ended.getAsLong(), 0)
-        : new Message.LocateReply(id, Message.LocateReply.Holding.NONE, 0, 0);
+    if (ended.isPresent()) {
+      return new Message.LocateReply(id, Message.LocateReply.Holding.ENDED, ended.getAsLong(), 0);
+    }
+    if (handingOut.justHanded(id)) {
+      // Handed to another member a moment ago, and held there: but a Locate that reached that member while its
+      // migration was in flight was answered "none" there too, and "none" from every member let the asker start an
+      // empty session in its place (soak seed 74073, docs/protocol.md 11.3.24). It exists: ask again.
+      return new Message.LocateReply(id, Message.LocateReply.Holding.UNCONFIRMED, 0, 0);
+    }
+    return new Message.LocateReply(id, Message.LocateReply.Holding.NONE, 0, 0);
   }
 
   /**

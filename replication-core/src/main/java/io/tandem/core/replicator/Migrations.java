@@ -462,6 +462,11 @@ final class Migrations implements IncomingRequests.HandingOut {
     return handovers.handing(id);
   }
 
+  @Override
+  public boolean justHanded(String id) {
+    return justHanded.contains(id);
+  }
+
   /** How many sessions handed out are not yet known to be held by their requesters. */
   int handoversUndecided() {
     return handovers.undecided();

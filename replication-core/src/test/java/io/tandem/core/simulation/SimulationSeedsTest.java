@@ -300,6 +300,18 @@ class SimulationSeedsTest {
     assertThat(scrambled(62683)).doesNotContain(Checker.Kind.LOST_SESSION);
   }
 
+  /**
+   * 11.3.24: n1 located a session while n2 migrated it in from n4; n2 answered "none" with its migration in flight,
+   * n4 "none" once its hand-over had ended, and n1 served an empty session in place of one n2 had just acknowledged.
+   * A member that handed a session away within the last SYNC wait answers that it exists. Found at 394f87c, where
+   * this fails without the fix; later changes moved the schedule, and {@code LocateCrossingAMigrationTest} is the
+   * test that fails without it now.
+   */
+  @Test
+  void locateCrossingAMigration_doesNotFindTheSessionNowhere_seed74073() {
+    assertThat(scrambled(74073)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
