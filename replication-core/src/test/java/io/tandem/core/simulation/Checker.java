@@ -52,6 +52,11 @@ final class Checker {
     NO_COPY_AFTER_SETTLE,
     /** After the cluster settled: the session is not served. */
     UNAVAILABLE_AFTER_SETTLE,
+    /**
+     * A 200 of a node answering as alone (no buddy) while its membership view listed other members: a member in the
+     * view that a node cannot talk to, for any reason, does not make it alone (the contract; docs/protocol.md 8.3).
+     */
+    ALONE_WITH_OTHERS_IN_VIEW,
     /** The run itself failed: an engine thread looped or waited where it must not, or the engine threw. */
     RUN_FAILED
   }

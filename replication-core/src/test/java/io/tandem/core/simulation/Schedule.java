@@ -57,10 +57,10 @@ final class Schedule {
     SimNetwork network = new SimNetwork(sim, config.maxFrameSize());
     SimMembership membership = new SimMembership(sim);
     Map<String, SimNode> nodes = new LinkedHashMap<>();
-    for (int i = 1; i <= nodeCount; i++) {
-      nodes.put("n" + i, new SimNode("n" + i, sim, config));
-    }
     Checker checker = new Checker(sim);
+    for (int i = 1; i <= nodeCount; i++) {
+      nodes.put("n" + i, new SimNode("n" + i, sim, config, checker));
+    }
     Clients clients = new Clients(sim, nodes, checker);
     Nemesis nemesis = new Nemesis(sim, nodes, network, membership, clients);
     int users = 2 + sim.random().nextInt(6);

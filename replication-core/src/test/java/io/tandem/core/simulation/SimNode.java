@@ -40,6 +40,8 @@ import java.util.concurrent.TimeoutException;
 final class SimNode {
   final String name;
   private final Simulation sim;
+  /** Told of an answer "alone" given while this node's view listed others (the contract forbids it). */
+  private final Checker checker;
   private final ReplicationConfig config;
   private final AttributeCodec codec;
   private final Map<String, Session> sessions = new LinkedHashMap<>();
@@ -50,7 +52,8 @@ final class SimNode {
   private long clockOffsetMillis;
   private boolean stopping;
 
-  SimNode(String name, Simulation sim, ReplicationConfig config) {
+  SimNode(String name, Simulation sim, ReplicationConfig config, Checker checker) {
+    this.checker = checker;
     this.name = name;
     this.sim = sim;
     this.config = config;
@@ -162,19 +165,19 @@ final class SimNode {
     switch (request.kind) {
       case WRITE -> {
         session.set(request.key, request.value, engine);
-        return answer(engine.flush(session.handle, reads), request.value);
+        return answer(aloneChecked(engine.flush(session.handle, reads), "flush"), request.value);
       }
       case READ -> {
         reads.add(request.key);
         Long value = session.get(request.key);
-        return answer(engine.flush(session.handle, reads), value);
+        return answer(aloneChecked(engine.flush(session.handle, reads), "flush"), value);
       }
       case LOGIN -> {
         sessions.remove(session.id);
         session.id = request.newId;
         sessions.put(session.id, session);
-        FlushOutcome changed = engine.changeId(session.handle, request.newId);
-        FlushOutcome flushed = engine.flush(session.handle, reads);
+        FlushOutcome changed = aloneChecked(engine.changeId(session.handle, request.newId), "id change");
+        FlushOutcome flushed = aloneChecked(engine.flush(session.handle, reads), "flush");
         if (!changed.isConfirmed()) {
           return Response.unavailable("id change " + changed);
         }
@@ -185,7 +188,8 @@ final class SimNode {
         sessions.remove(session.id);
         CompletableFuture<FlushOutcome> ended = engine.ended(session.handle, true);
         try {
-          FlushOutcome outcome = sim.actors().waiter().await(ended, Duration.ofSeconds(60).toNanos());
+          FlushOutcome outcome = aloneChecked(sim.actors().waiter().await(ended, Duration.ofSeconds(60).toNanos()),
+              "invalidation");
           return outcome.isConfirmed() ? Response.ok(null, outcome == FlushOutcome.NO_BUDDY)
               : Response.unavailable("invalidation " + outcome);
         } catch (TimeoutException | ExecutionException e) {
@@ -196,6 +200,18 @@ final class SimNode {
       }
       default -> throw new IllegalArgumentException(request.kind.name());
     }
+  }
+
+  /**
+   * {@code outcome}, after checking that an answer "alone" ({@link FlushOutcome#NO_BUDDY}) came from a node whose
+   * membership view lists it alone, as it was when the engine answered (this thread runs nothing in between).
+   */
+  private FlushOutcome aloneChecked(FlushOutcome outcome, String what) {
+    if (outcome == FlushOutcome.NO_BUDDY && engine.members().size() > 1) {
+      checker.violation(Checker.Kind.ALONE_WITH_OTHERS_IN_VIEW, name + " answered a " + what + " as alone while its view"
+          + " listed " + engine.members());
+    }
+    return outcome;
   }
 
   private Response answer(FlushOutcome outcome, Long value) {
