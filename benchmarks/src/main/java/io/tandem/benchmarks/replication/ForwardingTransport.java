@@ -73,6 +73,11 @@ abstract class ForwardingTransport implements Transport {
   }
 
   @Override
+  public CompletableFuture<Boolean> refusalOf(Member member) {
+    return delegate.refusalOf(member);
+  }
+
+  @Override
   public boolean heardFromWithin(NodeId peer, Duration within) {
     return delegate.heardFromWithin(peer, within);
   }

@@ -121,6 +121,11 @@ public final class ContextTransport implements Transport {
     return shared.refusesConnections(member);
   }
 
+  @Override
+  public CompletableFuture<Boolean> refusalOf(Member member) {
+    return shared.refusalOf(member);
+  }
+
   /**
    * False for a member that left this context but not the cluster: it still talks to this node for its other
    * applications, yet the context's view that dropped it is right (it undeployed or is reloading the application), and

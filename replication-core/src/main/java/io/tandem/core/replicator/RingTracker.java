@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -39,8 +40,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *       future is completed under it, as before this class existed: {@link ViewChanges#changed}, whose waiters block
  *       on their own threads and run nothing on this one.
  *   <li>The followers are registered by the engine before it starts, so before any view or peer event arrives.
- *   <li>{@link #dialDepartedOwners} runs on the maintenance thread, without {@code ringLock}: it only moves a member
- *       between the suspects' memories of departed members, which are synchronized there.
+ *   <li>{@link #dialDepartedOwners} runs on the maintenance thread, without {@code ringLock}, and its verdicts arrive
+ *       on the transport's check threads: they only move a member between the suspects' memories of departed
+ *       members, which are synchronized there; {@code dialling} is a concurrent set.
  * </ul>
  */
 final class RingTracker implements PeerWatcher {
@@ -72,6 +74,11 @@ final class RingTracker implements PeerWatcher {
   private final OwnedSessions owned;
   private final UnknownSessions unknown;
   private final SuspectedPeers suspects = new SuspectedPeers();
+  /**
+   * The departed members whose redial check is on its way ({@link #dialDepartedOwners}): one at a time each. Added on
+   * the maintenance thread, removed on the thread that completes the check.
+   */
+  private final Set<NodeId> dialling = ConcurrentHashMap.newKeySet();
   private final ViewChanges changes;
   private final List<ViewFollower> viewFollowers = new CopyOnWriteArrayList<>();
   private final List<BuddyFollower> buddyFollowers = new CopyOnWriteArrayList<>();
@@ -288,12 +295,23 @@ final class RingTracker implements PeerWatcher {
     boolean alone = current != null && current.memberIds().equals(List.of(local));
     for (Member departed : suspects.departedUnseen()) {
       // Alone, every one is dialled: if all of them died, this node is the last one left (Quarantine's lastSurvivor).
-      if ((alone || owners.contains(departed.id())) && transport.refusesConnections(departed)) {
-        suspects.refusedAfterLeaving(departed.id());
-        LOG.log(Level.WARNING, "Node {0}: {1}, which left the view, refuses connections at {2}: it died. The sessions "
-            + "this node holds copies of may be taken over once no other member knows them", local.value(),
-            departed.id().value(), departed.transportAddress());
+      if ((alone || owners.contains(departed.id())) && dialling.add(departed.id())) {
+        // Without waiting: a silent member (a blackhole, a cut network) answers nothing for the connect timeout, and
+        // this thread runs the tick's every task (docs/protocol.md 8.5). The verdict counts from the next tick on.
+        transport.refusalOf(departed).whenComplete((refused, failure) -> {
+          dialling.remove(departed.id());
+          if (Boolean.TRUE.equals(refused)) {
+            diedAfterLeaving(departed);
+          }
+        });
       }
     }
+  }
+
+  private void diedAfterLeaving(Member departed) {
+    suspects.refusedAfterLeaving(departed.id());
+    LOG.log(Level.WARNING, "Node {0}: {1}, which left the view, refuses connections at {2}: it died. The sessions "
+        + "this node holds copies of may be taken over once no other member knows them", local.value(),
+        departed.id().value(), departed.transportAddress());
   }
 }

@@ -84,6 +84,16 @@ public interface Transport extends AutoCloseable {
   }
 
   /**
+   * {@link #refusesConnections} without blocking the caller: the future completes with the verdict once the dial is
+   * decided (within the connect timeout), on a thread of the transport's, or with false if the transport closed
+   * first. By default the blocking check, run by the caller. The engine's maintenance thread dials departed members
+   * this way: one silent member blocked it, and every task it runs, for a connect timeout per tick.
+   */
+  default CompletableFuture<Boolean> refusalOf(Member member) {
+    return CompletableFuture.completedFuture(refusesConnections(member));
+  }
+
+  /**
    * Whether {@code peer} sent this node a frame within {@code within} over a connection that is still open: it ran
    * and reached this node that recently. A membership view that drops such a peer may be wrong about it (a frozen,
    * cut-off or killed peer sends nothing, or its connection closes). A transport that does not track it says false,

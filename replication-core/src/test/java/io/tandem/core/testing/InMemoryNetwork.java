@@ -70,6 +70,7 @@ public final class InMemoryNetwork implements AutoCloseable {
   private final ScheduledThreadPoolExecutor timer;
   private volatile UnaryOperator<Message> wireHook = UnaryOperator.identity();
   private volatile boolean honourRequestTimeouts;
+  private volatile CompletableFuture<Void> refusalChecksHeld = CompletableFuture.completedFuture(null);
   private boolean closed;
 
   public InMemoryNetwork() {
@@ -153,9 +154,30 @@ public final class InMemoryNetwork implements AutoCloseable {
     others.forEach(t -> t.peerRefused(id));
   }
 
+  /**
+   * The node, crashed or cut off before, has died since: a redial to its address is refused from now on, but no
+   * connection of it closed to tell anyone (they were gone already).
+   */
+  public void diedUnseen(NodeId id) {
+    killed.add(id);
+  }
+
   /** Whether {@code id} was {@link #kill killed}. */
   boolean killed(NodeId id) {
     return killed.contains(id);
+  }
+
+  /**
+   * From now on a redial check answers only once {@code release} completes, as a check of a silent host's address
+   * answers only at the connect timeout: the blocking check blocks its caller until then, the other completes then.
+   */
+  public void holdRefusalChecksUntil(CompletableFuture<Void> release) {
+    refusalChecksHeld = release;
+  }
+
+  /** The hold of {@link #holdRefusalChecksUntil}, completed when there is none. */
+  CompletableFuture<Void> refusalChecksHeld() {
+    return refusalChecksHeld;
   }
 
   /**

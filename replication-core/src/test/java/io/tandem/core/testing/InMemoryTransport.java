@@ -122,10 +122,20 @@ public final class InMemoryTransport implements Transport {
     this.watcher = Objects.requireNonNull(peerWatcher, "peerWatcher");
   }
 
-  /** Refused when the member was {@linkplain InMemoryNetwork#kill killed}; crashed (hung, cut) says nothing. */
+  /**
+   * Refused when the member was {@linkplain InMemoryNetwork#kill killed}; crashed (hung, cut) says nothing. Blocks
+   * while the network {@linkplain InMemoryNetwork#holdRefusalChecksUntil holds} redial checks.
+   */
   @Override
   public boolean refusesConnections(Member member) {
+    network.refusalChecksHeld().join();
     return network.killed(member.id());
+  }
+
+  /** As {@link #refusesConnections}, completing when the network lets redial checks answer. */
+  @Override
+  public CompletableFuture<Boolean> refusalOf(Member member) {
+    return network.refusalChecksHeld().thenApply(released -> network.killed(member.id()));
   }
 
   /** {@code peer} was killed: its connection to this node closed and its host refused a new one. */

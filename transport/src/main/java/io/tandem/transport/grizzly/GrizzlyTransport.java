@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import org.glassfish.grizzly.filterchain.FilterChainBuilder;
 import org.glassfish.grizzly.filterchain.TransportFilter;
@@ -179,6 +180,24 @@ public final class GrizzlyTransport implements Transport, MemberProber {
   public boolean refusesConnections(Member member) {
     return peers.address(member).map(address -> RedialCheck.dial(address, config.connectTimeout()) == RedialCheck.Result.REFUSED)
         .orElse(false);
+  }
+
+  /** The dial on a redial-check thread ({@code tandem-transport-check-<node>-<n>}), not the caller's. */
+  @Override
+  public CompletableFuture<Boolean> refusalOf(Member member) {
+    CompletableFuture<Boolean> verdict = new CompletableFuture<>();
+    try {
+      threads.check(() -> {
+        try {
+          verdict.complete(refusesConnections(member));
+        } catch (RuntimeException e) {
+          verdict.completeExceptionally(e);
+        }
+      });
+    } catch (RejectedExecutionException closed) {
+      verdict.complete(false);
+    }
+    return verdict;
   }
 
   @Override

@@ -105,6 +105,26 @@ class EngineOverGrizzlyDeathDetectionTest {
     return engine.flush("s1", Set.of());
   }
 
+  /**
+   * The redial check the maintenance tick uses in quarantine, without blocking it (docs/protocol.md 8.5; that the
+   * tick does not wait is {@code SilentDepartedMemberDuringQuarantineTest}'s): a refused port says so, a listening one
+   * does not.
+   */
+  @Test
+  void refusalOf_refusedWhereNothingListens_notWhereAListenerAccepts() throws Exception {
+    Node a = start("a", patient());
+    int closedPort;
+    try (java.net.ServerSocket gone = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = gone.getLocalPort();
+    }
+    assertThat(a.transport().refusalOf(new io.tandem.core.spi.Member(new NodeId("gone"), "127.0.0.1:" + closedPort, 1))
+        .get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    try (java.net.ServerSocket listening = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      assertThat(a.transport().refusalOf(new io.tandem.core.spi.Member(new NodeId("alive"), "127.0.0.1:"
+          + listening.getLocalPort(), 1)).get(10, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+    }
+  }
+
   /** A short SYNC wait (0.8 s): a write that waits for a view that does not come answers UNCONFIRMED soon. */
   private static ReplicationConfig brief() {
     return ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300)).settleTimeout(Duration.ofMillis(500)).build();
