@@ -150,7 +150,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
         counters, log, unknown, engine::view, this::promote, handedAway::contains,
         handedAway::spansItsLifetime, justHanded::contains, this::onlyCopyHere,
-        engine::releaseLater, waiter, ticker);
+        engine::releaseLater, waiter, ticker, clock);
   }
 
   /**

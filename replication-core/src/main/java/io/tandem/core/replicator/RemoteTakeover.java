@@ -88,14 +88,18 @@ final class RemoteTakeover {
   /** Times a migration's answer against the holder's wait before it decides its handover ({@link Handovers}). */
   private final Ticker ticker;
 
+  /** The time of day, which session times are on: an installed copy's last access is set by it. */
+  private final java.time.InstantSource clock;
+
   RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
       RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
       Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere,
       java.util.function.BooleanSupplier letGoRememberedInFull, Predicate<String> onItsWay,
       Function<String, Acquisition> onlyCopyHere, java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder,
-      Waiter waiter, Ticker ticker) {
+      Waiter waiter, Ticker ticker, java.time.InstantSource clock) {
     this.ticker = ticker;
+    this.clock = clock;
     this.letGoRememberedInFull = letGoRememberedInFull;
     this.releaseHolder = releaseHolder;
     this.onItsWay = onItsWay;
@@ -376,7 +380,11 @@ final class RemoteTakeover {
       return Acquisition.NOWHERE;
     }
     backups.claimedHere(id, heldAt); // the former holder's epoch: its late updates are refused here too
-    OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(moved));
+    // A request here asked for the session a moment ago: that is an access, on this node's clock. The copy's own
+    // last-access time was stamped on the holder's clock, which may be minutes behind this one's: judged by it, the
+    // session installed here expired at the next tick (soak seed 89654, docs/protocol.md 11.3.25).
+    SessionSnapshot accessed = moved.withMetadata(moved.metadata().withLastAccessedTime(clock.millis()));
+    OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(accessed));
     if (!owned.add(session)) {
       return promote.apply(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
     }

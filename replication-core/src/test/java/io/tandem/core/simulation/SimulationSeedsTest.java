@@ -312,6 +312,16 @@ class SimulationSeedsTest {
     assertThat(scrambled(74073)).doesNotContain(Checker.Kind.LOST_SESSION);
   }
 
+  /**
+   * 11.3.25: 11.3.23 on the migration path. n2's clock had stepped minutes back; n1 migrated a session in from n2
+   * (an answer that came after its request gave up, installed all the same) and its next tick expired it by n2's
+   * last-access stamp, 0.5 s after the install. An installed copy's last access is the request's, on this node's clock.
+   */
+  @Test
+  void sessionMigratedInFromAMemberWithAClockBehind_isNotExpiredByItsStamp_seed89654() {
+    assertThat(scrambled(89654)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
