@@ -8,8 +8,8 @@ import io.tandem.core.config.ReplicationConfig;
 import io.tandem.core.spi.NodeId;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * docs/protocol.md 8.5: in quarantine the maintenance tick dialled each departed owner of a backup held here and
@@ -19,18 +19,11 @@ import org.junit.jupiter.api.Test;
  */
 class SilentDepartedMemberDuringQuarantineTest {
   private static final Duration AWAIT = Duration.ofSeconds(10);
-  private EngineCluster cluster;
-
-  @AfterEach
-  void close() {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension final EngineClusters clusters = new EngineClusters();
 
   @Test
   void tickInQuarantine_doesNotWaitForTheDialOfADepartedOwner_andItsVerdictCountsOnceItCame() throws Exception {
-    cluster = new EngineCluster(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))
+    EngineCluster cluster = clusters.start(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300))
         .maintenanceInterval(Duration.ofHours(1)).pauseThreshold(Duration.ofMillis(1500)).build(), "n1", "n2");
     EngineCluster.Node n1 = cluster.node("n1");
     EngineCluster.Node n2 = cluster.node("n2");
