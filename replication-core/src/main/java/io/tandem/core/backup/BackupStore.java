@@ -129,7 +129,7 @@ public final class BackupStore {
     public SessionSnapshot vouchedSnapshot(long touchLagMillis) {
       long stamped = snapshot.metadata().lastAccessedTime();
       long vouched = access.lastAccess(stamped, touchLagMillis);
-      return vouched == stamped ? snapshot : snapshot.withMetadata(snapshot.metadata().withLastAccessedTime(vouched));
+      return vouched == stamped ? snapshot : snapshot.withLastAccessedTime(vouched);
     }
   }
 

@@ -383,7 +383,7 @@ final class RemoteTakeover {
     // A request here asked for the session a moment ago: that is an access, on this node's clock. The copy's own
     // last-access time was stamped on the holder's clock, which may be minutes behind this one's: judged by it, the
     // session installed here expired at the next tick (soak seed 89654, docs/protocol.md 11.3.25).
-    SessionSnapshot accessed = moved.withMetadata(moved.metadata().withLastAccessedTime(clock.millis()));
+    SessionSnapshot accessed = moved.withLastAccessedTime(clock.millis());
     OwnedSession session = new OwnedSession(id, moved.epoch(), moved.version(), new SessionContent.Stored(accessed));
     if (!owned.add(session)) {
       return promote.apply(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));

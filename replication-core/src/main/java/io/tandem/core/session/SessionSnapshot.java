@@ -45,9 +45,9 @@ public record SessionSnapshot(
     return new SessionSnapshot(id, epoch, version, metadata, new Owned(attributes));
   }
 
-  /** This snapshot with other metadata (the attributes' map is shared: it is immutable). */
-  public SessionSnapshot withMetadata(SessionMetadata newMetadata) {
-    return new SessionSnapshot(id, epoch, version, newMetadata, attributes);
+  /** This snapshot with another last-access time (the attributes' map is shared: it is immutable). */
+  public SessionSnapshot withLastAccessedTime(long time) {
+    return new SessionSnapshot(id, epoch, version, metadata.withLastAccessedTime(time), attributes);
   }
 
   /** Serialized bytes held: attribute names and values plus metadata. */

@@ -127,6 +127,29 @@ final class EngineCluster implements AutoCloseable {
     });
   }
 
+  /**
+   * While {@code slow} says so, every message of {@code kind} takes {@code delay} on the wire (the delivering thread
+   * sleeps); everything crosses the codec as before.
+   *
+   * @return how many messages were slowed down so far
+   */
+  java.util.concurrent.atomic.AtomicInteger slowDown(Class<? extends io.tandem.core.wire.Message> kind,
+      java.util.function.BooleanSupplier slow, Duration delay) {
+    java.util.concurrent.atomic.AtomicInteger slowed = new java.util.concurrent.atomic.AtomicInteger();
+    network.setWireHook(message -> {
+      if (slow.getAsBoolean() && kind.isInstance(message)) {
+        slowed.incrementAndGet();
+        try {
+          Thread.sleep(delay.toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return throughTheCodec(message);
+    });
+    return slowed;
+  }
+
   /** {@code message} as the wire carries it: encoded into a frame and decoded again, as a socket would. */
   io.tandem.core.wire.Message throughTheCodec(io.tandem.core.wire.Message message) {
     return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message();

@@ -26,16 +26,7 @@ class MigrationAnsweredAfterTheAskerGaveUpTest {
     cluster = clusters.start(ReplicationConfig.builder().ackTimeout(Duration.ofMillis(300)).build(), "n1", "n2", "n3");
     cluster.network.honourRequestTimeouts(); // the asker's transport waits on for the answer, as Grizzly does
     AtomicBoolean slow = new AtomicBoolean(false);
-    cluster.network.setWireHook(message -> {
-      if (slow.get() && message instanceof Message.FullSession) {
-        try {
-          Thread.sleep(600);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      return cluster.throughTheCodec(message);
-    });
+    cluster.slowDown(Message.FullSession.class, slow::get, Duration.ofMillis(600));
     EngineCluster.Node n1 = cluster.node("n1");
     n1.create("s");
     assertThat(n1.request("s", (s, reads) -> s.setAttribute("seq", 5))).isEqualTo(FlushOutcome.REPLICATED);

@@ -25,18 +25,8 @@ class StateTransferToASlowBuddyTest {
         .settleTimeout(Duration.ofSeconds(2)).build(), "n1", "n2", "n3");
     cluster.network.honourRequestTimeouts(); // as Grizzly: the reply may take as long as the request allows
     AtomicBoolean slow = new AtomicBoolean(false);
-    AtomicInteger batches = new AtomicInteger();
-    cluster.network.setWireHook(message -> {
-      if (slow.get() && message instanceof Message.BulkTransfer) {
-        batches.incrementAndGet();
-        try {
-          Thread.sleep(700); // past the ack timeout, well within ack + settle
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      return cluster.throughTheCodec(message);
-    });
+    // Past the ack timeout, well within ack + settle.
+    AtomicInteger batches = cluster.slowDown(Message.BulkTransfer.class, slow::get, Duration.ofMillis(700));
     EngineCluster.Node n1 = cluster.node("n1");
     n1.create("s");
     assertThat(n1.request("s", (s, reads) -> s.setAttribute("seq", 5))).isEqualTo(FlushOutcome.REPLICATED);
