@@ -54,6 +54,9 @@ final class Migrations implements IncomingRequests.HandingOut {
     /** Forgets a session that was just fenced here, and tells the container to drop its copy. */
     void retireFenced(OwnedSession session, String reason);
 
+    /** Fences a session owned here that another node owns now, and forgets it (see {@link Fencing#fence}). */
+    void fence(OwnedSession session, String reason);
+
     /**
      * Waits at most {@code nanos} until {@code peer} is out of {@link #view()} (the view dropped it, or its host
      * refused a redial); true if it is.
@@ -150,7 +153,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
         counters, log, unknown, engine::view, this::promote, handedAway::contains,
         handedAway::spansItsLifetime, justHanded::contains, this::onlyCopyHere,
-        engine::releaseLater, waiter, ticker, clock);
+        engine::releaseLater, engine::fence, waiter, ticker, clock);
   }
 
   /**

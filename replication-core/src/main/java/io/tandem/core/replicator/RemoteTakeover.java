@@ -85,6 +85,8 @@ final class RemoteTakeover {
    * the holder its handover is done (see {@link Handovers}).
    */
   private final java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder;
+  /** Lets go of a session installed here that another member turned out to own (see {@link #releaseHoldersBuddy}). */
+  private final java.util.function.BiConsumer<OwnedSession, String> fence;
   /** Times a migration's answer against the holder's wait before it decides its handover ({@link Handovers}). */
   private final Ticker ticker;
 
@@ -97,7 +99,9 @@ final class RemoteTakeover {
       Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere,
       java.util.function.BooleanSupplier letGoRememberedInFull, Predicate<String> onItsWay,
       Function<String, Acquisition> onlyCopyHere, java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder,
-      Waiter waiter, Ticker ticker, java.time.InstantSource clock) {
+      java.util.function.BiConsumer<OwnedSession, String> fence, Waiter waiter, Ticker ticker,
+      java.time.InstantSource clock) {
+    this.fence = fence;
     this.ticker = ticker;
     this.clock = clock;
     this.letGoRememberedInFull = letGoRememberedInFull;
@@ -389,29 +393,58 @@ final class RemoteTakeover {
       return promote.apply(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
     }
     unknown.appeared(id);
+    Optional<String> claimedThere = releaseHoldersBuddy(id, holder, moved, heldAt);
+    if (claimedThere.isPresent()) {
+      fence.accept(session, claimedThere.get());
+      return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
+          + " handed it here: " + claimedThere.get());
+    }
     counters.sessionsMigratedIn.increment();
     releaseHolder.accept(session, holder);
-    releaseHoldersBuddy(id, holder, moved, heldAt);
     stateTransfer.enqueue(session);
     LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
     return Acquisition.found(session.snapshot(rules));
   }
 
   /**
-   * The holder's buddy drops its copy now: should the holder die before its handover ends, that buddy would adopt the
-   * copy at this node's epoch, a second owner beside this one (the simulation found this). Its copy is only needed
-   * when this node never installed the session, and then this is never sent. Not to this node's own buddy, which is
-   * sent the session at the new epoch anyway.
+   * The holder's buddy drops its copy before this node serves the session: should the holder die before its handover
+   * ends, that buddy would adopt the copy at this node's epoch, a second owner beside this one (the simulation found
+   * this). Its copy is only needed when this node never installed the session, and then this is never sent. Not to
+   * this node's own buddy, which is sent the session at the new epoch anyway.
+   *
+   * <p>Waits at most one ack timeout for the answer. A release that reached that buddy after the holder's death, once
+   * it had adopted its copy at this node's epoch, is refused {@code STALE_EPOCH} at that epoch or above: the session
+   * is that buddy's then, and this node, which has acknowledged nothing from its copy yet and sent it nowhere, lets go
+   * of it (returned: why). Sent without waiting, the release came too late and both served writes at one epoch
+   * (soak seed 92349, docs/protocol.md 11.3.27). A buddy that does not answer in time leaves the window this closes
+   * open: the session is served as before.
    */
-  private void releaseHoldersBuddy(String id, NodeId holder, SessionSnapshot moved, long heldAt) {
+  private Optional<String> releaseHoldersBuddy(String id, NodeId holder, SessionSnapshot moved, long heldAt) {
     MembershipView current = view.get();
     if (current == null || !current.contains(holder)) {
-      return;
+      return Optional.empty();
     }
-    BuddyRing.buddyOf(current, holder)
-        .filter(b -> !b.equals(local) && !BuddyRing.buddyOf(current, local).map(b::equals).orElse(false))
-        .ifPresent(b -> transport.request(b,
-            new Message.Invalidate(id, heldAt, moved.version(), Message.InvalidateReason.RELEASED)));
+    Optional<NodeId> holdersBuddy = BuddyRing.buddyOf(current, holder)
+        .filter(b -> !b.equals(local) && !BuddyRing.buddyOf(current, local).map(b::equals).orElse(false));
+    if (holdersBuddy.isEmpty()) {
+      return Optional.empty();
+    }
+    CompletableFuture<Message> released = transport.request(holdersBuddy.get(),
+        new Message.Invalidate(id, heldAt, moved.version(), Message.InvalidateReason.RELEASED));
+    try {
+      Message answer = waiter.await(released, config.ackTimeout().toNanos());
+      if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.STALE_EPOCH
+          && nack.epoch() >= moved.epoch()) {
+        return Optional.of(holdersBuddy.get().value() + " owns it at epoch " + nack.epoch() + " (this node had epoch "
+            + moved.epoch() + ")");
+      }
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.log(Level.DEBUG, "Session [{0}]: {1}, the buddy of {2}, did not answer its release: {3}", id,
+          holdersBuddy.get().value(), holder.value(), e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return Optional.empty();
   }
 
   /**
