@@ -41,7 +41,11 @@ import java.util.concurrent.CompletableFuture;
  * reply under it.
  */
 public final class OwnedSession {
-  /** More logins than this while a release is pending are not expected; the oldest ids are forgotten first. */
+  /**
+   * More logins than this while the new buddy has not acknowledged the session are not expected; the oldest ids are
+   * forgotten first. A release pending at a former buddy keeps the ids its copy may be under itself ({@link
+   * Reprotection}), so this bound does not apply to it.
+   */
   private static final int MAX_FORMER_IDS = 4;
   private final int hash;
   @GuardedBy("this")

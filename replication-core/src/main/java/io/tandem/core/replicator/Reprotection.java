@@ -7,8 +7,11 @@ import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
@@ -21,10 +24,13 @@ import java.util.function.Predicate;
  * #releaseFormerBackups}). A migration that moved a session on puts the copy its former holder's buddy keeps into the
  * same ledger ({@link #releaseLater}).
  *
- * <p>Implementation notes: {@code ledger} is a concurrent map, written under the ring lock ({@link #buddyChanged}, on
- * the membership's or the transport's event thread), by request threads ({@link #releaseLater}), by the maintenance
- * thread, which alone removes entries, and by transport threads (a release that failed is put back). This class holds
- * no lock: a release is sent outside any, and {@link #buddyChanged} only marks and queues under the ring lock.
+ * <p>Implementation notes: {@code ledger} is a concurrent map of immutable lists, each changed only through the map's
+ * atomic {@code merge} and {@code computeIfPresent}: written under the ring lock ({@link #buddyChanged}, on the
+ * membership's or the transport's event thread), by request threads ({@link #releaseLater}), and by transport threads
+ * (a release that failed is put back); a release is removed by the thread that sends it (the maintenance thread, or
+ * the one that saw the session protected, {@link #protectedAnew}), and the atomic removal lets only one of them send
+ * it. This class holds no lock: a release is sent outside any, and {@link #buddyChanged} only marks and queues under
+ * the ring lock.
  */
 final class Reprotection {
   private final OwnedSessions owned;
@@ -38,8 +44,12 @@ final class Reprotection {
   private final Predicate<String> handingOut;
   /** Fences a session owned here that a release showed another node owns at a later epoch. */
   private final BiConsumer<OwnedSession, String> fence;
-  /** Former buddies to release each session's copy at, and since when (see {@link #releaseFormerBackups}). */
-  private final Map<OwnedSession, Release> ledger = new ConcurrentHashMap<>();
+  /**
+   * Former buddies (and holders) to release each session's copy at, since when, and under which ids (see {@link
+   * #releaseFormerBackups}); one release per former member, replaced only by another to that member. Each value is an
+   * immutable list, swapped whole by the map's atomic operations.
+   */
+  private final Map<OwnedSession, List<Release>> ledger = new ConcurrentHashMap<>();
 
   Reprotection(OwnedSessions owned, Quarantine quarantine, StateTransfer stateTransfer, Transport transport,
       Ticker ticker, Duration releaseWait, Predicate<String> handingOut, BiConsumer<OwnedSession, String> fence) {
@@ -62,8 +72,11 @@ final class Reprotection {
     for (OwnedSession session : owned.all()) {
       owned.markUnprotected(session);
       if (former != null) {
-        // Also when it left the view (paused, cut off): it keeps its copies, and comes back with them.
-        ledger.put(session, new Release(former, ticker.read(), false));
+        // Also when it left the view (paused, cut off): it keeps its copies, and comes back with them. A release
+        // still pending at another member stays (it holds a copy too), and the ids this one's copy may be under are
+        // remembered now: logins while it is away do not reach it, and more of them than the session remembers of
+        // its former ids made a pre-login copy outlive them all (soak seed 94817, docs/protocol.md 11.3.28).
+        add(session, new Release(former, ticker.read(), false, idsHeldUnder(session)));
       }
       if (!quarantine.isSuspect(session.id())) {
         stateTransfer.enqueue(session);
@@ -83,7 +96,9 @@ final class Reprotection {
    * the session is protected here, and until it answers.
    */
   void releaseLater(OwnedSession session, NodeId former) {
-    ledger.putIfAbsent(session, new Release(former, ticker.read(), true));
+    Release release = new Release(former, ticker.read(), true, idsHeldUnder(session));
+    ledger.merge(session, List.of(release), (pending, added) -> pending.stream().anyMatch(r -> r.former().equals(former))
+        ? pending : with(pending, release));
   }
 
   /**
@@ -92,9 +107,14 @@ final class Reprotection {
    * session 503 meanwhile. Former buddies after a ring change wait for the tick, as before.
    */
   void protectedAnew(OwnedSession session, NodeId to, MembershipView current) {
-    Release release = ledger.get(session);
-    if (release != null && release.atOnce() && current != null) {
-      releaseOne(session, release, current, to, ticker.read());
+    List<Release> pending = ledger.get(session);
+    if (pending != null && current != null) {
+      long now = ticker.read();
+      for (Release release : pending) {
+        if (release.atOnce()) {
+          releaseOne(session, release, current, to, now);
+        }
+      }
     }
   }
 
@@ -117,8 +137,10 @@ final class Reprotection {
     // from inside the loop, and an iterator over the live map may meet it again, and again: the maintenance thread
     // spun so, found by the simulation (SimulationSeedsTest).
     long now = ticker.read();
-    for (Map.Entry<OwnedSession, Release> entry : List.copyOf(ledger.entrySet())) {
-      releaseOne(entry.getKey(), entry.getValue(), current, to, now);
+    for (Map.Entry<OwnedSession, List<Release>> entry : List.copyOf(ledger.entrySet())) {
+      for (Release release : entry.getValue()) {
+        releaseOne(entry.getKey(), release, current, to, now);
+      }
     }
   }
 
@@ -141,7 +163,7 @@ final class Reprotection {
         // 11.2; the simulation found it).
         return;
       }
-      if (!ledger.remove(session, release)) {
+      if (!remove(session, release)) {
         return;
       }
       // The current buddy keeps the copy of a session still owned here; of one that moved on it keeps nothing. Of
@@ -151,7 +173,7 @@ final class Reprotection {
         transport.request(former, new Message.Invalidate(session.id(), session.epoch(), session.version(), reason))
             .whenComplete((reply, failure) -> {
               if (failure != null) {
-                ledger.putIfAbsent(session, release); // the next tick sends it again
+                add(session, release); // the next tick sends it again
               } else if (reply instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.STALE_EPOCH
                   && nack.epoch() > session.epoch() && session.isActive()) {
                 // The former holder took the session back above this node's epoch (it decided this node never
@@ -161,13 +183,69 @@ final class Reprotection {
                     + session.epoch() + ")");
               }
             });
-        // An id a login gave up while the release waited: the former buddy may hold its copy under that id, which
-        // it would adopt as a live session the day this node died (docs/protocol.md 11.2). It ended, for good.
-        for (String given : session.formerIds()) {
+        // The ids a login gave up since the copy there was made, or while the release waited: the former buddy may
+        // hold its copy under one of them, which it would adopt as a live session the day this node died
+        // (docs/protocol.md 11.2). They ended, for good.
+        for (String given : givenUp(session, release)) {
+          transport.request(former, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
+        }
+      } else if (current.contains(former)) {
+        // The former buddy is the buddy again: it holds the session under its id now, and any copy it kept under an
+        // id given up meanwhile ended.
+        for (String given : givenUp(session, release)) {
           transport.request(former, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
         }
       }
     }
+  }
+
+  /** The ids the session has now and had before (as many as it remembers): a copy made now is under one of them. */
+  private static List<String> idsHeldUnder(OwnedSession session) {
+    List<String> ids = new ArrayList<>(session.formerIds());
+    ids.add(session.id());
+    return List.copyOf(ids);
+  }
+
+  /** Every id {@code release}'s former member may hold the session under that it no longer has. */
+  private static Set<String> givenUp(OwnedSession session, Release release) {
+    Set<String> given = new LinkedHashSet<>(release.idsHeldUnder());
+    given.addAll(session.formerIds());
+    given.remove(session.id());
+    return given;
+  }
+
+  /** Adds {@code release} to the session's pending ones, replacing one to the same member (its ids kept too). */
+  private void add(OwnedSession session, Release release) {
+    ledger.merge(session, List.of(release), (pending, added) -> with(pending, release));
+  }
+
+  private static List<Release> with(List<Release> pending, Release release) {
+    List<Release> updated = new ArrayList<>(pending.size() + 1);
+    Set<String> ids = new LinkedHashSet<>();
+    for (Release r : pending) {
+      if (r.former().equals(release.former())) {
+        ids.addAll(r.idsHeldUnder());
+      } else {
+        updated.add(r);
+      }
+    }
+    ids.addAll(release.idsHeldUnder());
+    updated.add(new Release(release.former(), release.sinceNanos(), release.atOnce(), List.copyOf(ids)));
+    return List.copyOf(updated);
+  }
+
+  /** Removes exactly {@code release} from the session's pending ones; false when another caller took it first. */
+  private boolean remove(OwnedSession session, Release release) {
+    boolean[] removed = new boolean[1];
+    ledger.computeIfPresent(session, (key, pending) -> {
+      if (!pending.contains(release)) {
+        return pending;
+      }
+      removed[0] = true;
+      List<Release> rest = pending.stream().filter(r -> !r.equals(release)).toList();
+      return rest.isEmpty() ? null : rest;
+    });
+    return removed[0];
   }
 
   /**
@@ -175,5 +253,5 @@ final class Reprotection {
    * ticker); {@code atOnce} when it is released as soon as the buddy acknowledges the session rather than at the next
    * tick (see {@link #protectedAnew}).
    */
-  private record Release(NodeId former, long sinceNanos, boolean atOnce) {}
+  private record Release(NodeId former, long sinceNanos, boolean atOnce, List<String> idsHeldUnder) {}
 }

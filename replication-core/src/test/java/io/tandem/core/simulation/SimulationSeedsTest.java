@@ -333,6 +333,17 @@ class SimulationSeedsTest {
     assertThat(scrambled(92349)).doesNotContain(Checker.Kind.LOST_WRITE);
   }
 
+  /**
+   * 11.3.28: n1's buddy n2, paused, kept a copy of a session; the user logged in five times before n2 was back, and
+   * n2, the buddy again, was told only of the last four ids given up: its pre-login copy was adopted and served later.
+   * A release pending at a former buddy remembers the ids its copy may be under ({@code
+   * FormerBuddyAwayDuringManyLoginsTest} fails without the fix).
+   */
+  @Test
+  void formerBuddyBackAfterManyLogins_neverServesThePreLoginId_seed94817() {
+    assertThat(scrambled(94817)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
