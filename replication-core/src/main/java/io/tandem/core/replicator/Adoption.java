@@ -8,7 +8,9 @@ import io.tandem.core.spi.NodeId;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
@@ -18,8 +20,10 @@ import java.util.function.Predicate;
  * LeftoverCopies}, which this class keeps). The maintenance tick dials departed owners while this node is in
  * quarantine, confirms leftover copies, and expires backups whose owner is gone and whose idle time has run out.
  *
- * <p>Implementation notes: no state of its own beyond {@link LeftoverCopies} (stateless too); what it takes over is
- * claimed in {@link OwnedSessions} (concurrent) and refused at the old epoch by the {@link BackupStore}. Called on the
+ * <p>Implementation notes: its one state is {@code departedInQuarantine}, a concurrent map written on the
+ * membership's thread while this node is in quarantine and read and cleared on the maintenance thread when it lifts;
+ * {@link LeftoverCopies} is stateless. What it takes over is claimed in {@link OwnedSessions} (concurrent) and refused
+ * at the old epoch by the {@link BackupStore}. Called on the
  * membership's thread (a view change), request threads (promotion, migration), transport threads (a handoff) and the
  * maintenance thread (the quarantine lifted, the tick); nothing here holds a lock across a send.
  */
@@ -43,6 +47,12 @@ final class Adoption {
    * released there once it is back in the view, it is fenced if it still took itself for the owner.
    */
   private final java.util.function.BiConsumer<OwnedSession, NodeId> releaseFormerOwner;
+  /**
+   * Owners of backups held here that left the view or restarted while this node was in quarantine, with the run
+   * (incarnation) the view listed before: when the quarantine lifts, one listed again under another run came back
+   * without its sessions, and its copies here are nobody's (docs/protocol.md 11.3.26).
+   */
+  private final Map<NodeId, Long> departedInQuarantine = new ConcurrentHashMap<>();
 
   Adoption(NodeId local, ReplicationConfig config, BackupStore backups, OwnedSessions owned, UnknownSessions unknown,
       ReplicationCounters counters, StateTransfer stateTransfer, RingTracker ring, Quarantine quarantine,
@@ -147,6 +157,9 @@ final class Adoption {
         if (quarantine.active()) {
           LOG.log(Level.WARNING, "Node {0}: owner {1} left the view while this node is in quarantine after a pause; "
               + "its sessions are not adopted until the membership has settled", local.value(), owner.value());
+          if (previous != null) {
+            previous.member(owner).ifPresent(run -> departedInQuarantine.putIfAbsent(owner, run.incarnation()));
+          }
         } else {
           adoptAll(owner);
         }
@@ -154,13 +167,22 @@ final class Adoption {
     }
   }
 
-  /** The quarantine was lifted: adopts the backups of owners that are not in {@code current}. */
+  /**
+   * The quarantine was lifted: adopts the backups of owners that are not in {@code current}, and of those that left or
+   * restarted meanwhile and are listed again under another run. Such an owner restarted without its sessions: seeing
+   * it back in the view, this node kept their only copies and nobody owned them until a request migrated each one from
+   * here (soak seed 89564). One listed under the same run was only cut off, and owns its sessions still.
+   */
   void adoptAbsentOwners(MembershipView current) {
     for (NodeId owner : backups.owners()) {
-      if (!current.contains(owner)) {
+      Long runBefore = departedInQuarantine.get(owner);
+      boolean restarted = runBefore != null
+          && current.member(owner).map(run -> run.incarnation() != runBefore).orElse(false);
+      if (!current.contains(owner) || restarted) {
         adoptAll(owner);
       }
     }
+    departedInQuarantine.clear();
   }
 
   /** Whether this node holds a backup of {@code id} whose owner it saw die (see {@link SuspectedPeers#seenDying}). */

@@ -344,6 +344,17 @@ class SimulationSeedsTest {
     assertThat(scrambled(94817)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
   }
 
+  /**
+   * 11.3.26: n2, in quarantine after a pause, saw its owner n1 leave the view and come back under another run, without
+   * its sessions; the lift adopted only absent owners' copies, and nobody owned n1's sessions until a request migrated
+   * each from n2. Owners that left or restarted during the quarantine are adopted from if listed under another run
+   * ({@code OwnerRestartedWhileItsBuddyWasInQuarantineTest} fails without the fix).
+   */
+  @Test
+  void ownerRestartedWhileItsBuddyWasInQuarantine_isAdoptedFromWhenItLifts_seed89564() {
+    assertThat(scrambled(89564)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
