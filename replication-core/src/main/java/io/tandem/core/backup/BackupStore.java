@@ -120,8 +120,18 @@ public final class BackupStore {
    * A backup: whose it is and its bytes at one version.
    *
    * @param access what this node can vouch for of the copy's last access, for a session adopted from it
+   * @param sinceOwnerConfirmedMillis how long ago (on the lifetimes clock) the owner last had this copy confirmed here
+   *     ({@link #confirmToOwner}); {@link Long#MAX_VALUE} if never
    */
-  public record BackupEntry(NodeId owner, SessionSnapshot snapshot, AccessVouch access) {
+  public record BackupEntry(NodeId owner, SessionSnapshot snapshot, AccessVouch access, long sinceOwnerConfirmedMillis) {
+    /**
+     * Whether the owner had this copy confirmed here within {@code lease}: it may be serving the session on the
+     * strength of that answer (docs/protocol.md 11.3.13), and the copy is not taken from it until the lease ran out.
+     */
+    public boolean confirmedToOwnerWithin(java.time.Duration lease) {
+      return sinceOwnerConfirmedMillis < lease.toMillis();
+    }
+
     /**
      * The snapshot with its last-access time as this node can vouch for it on its own clock ({@link AccessVouch}):
      * what an heir adopts, so that neither its expiry nor the container's counts from another node's clock.
@@ -426,6 +436,25 @@ public final class BackupStore {
     tombstones.put(id, new Tombstone(live ? Math.max(epoch, before.epoch()) : epoch, now, ended || live && before.ended()));
   }
 
+  /**
+   * The backup of {@code id} as it is now, answering its owner {@code asker}, which asks where its session is (after a
+   * pause: {@code Quarantine.confirm}): the answer "held here, at your epoch" lets the owner serve the session on for a
+   * lease, so the time it was given is recorded ({@link BackupEntry#confirmedToOwnerWithin}). Anyone else's question is
+   * answered as {@link #entry} does.
+   */
+  public Optional<BackupEntry> confirmToOwner(String id, NodeId asker) {
+    synchronized (stripe(id)) {
+      HeldBackup held = entries.get(id);
+      if (held == null) {
+        return Optional.empty();
+      }
+      if (held.owner().equals(asker)) {
+        held.ownerConfirmed(lifetimes.millis());
+      }
+      return Optional.of(handOut(held));
+    }
+  }
+
   /** The backup of {@code id} as it is now; the snapshot never changes afterwards. */
   public Optional<BackupEntry> entry(String id) {
     synchronized (stripe(id)) {
@@ -593,7 +622,10 @@ public final class BackupStore {
 
   /** Under the entry's stripe: the snapshot it makes is cached in it. */
   private BackupEntry handOut(HeldBackup held) {
-    return new BackupEntry(held.owner(), held.snapshot(), AccessVouch.of(held.accessArrivedAt(), lifetimes.millis(), clock.millis()));
+    long now = lifetimes.millis();
+    long confirmed = held.ownerConfirmedAt();
+    return new BackupEntry(held.owner(), held.snapshot(), AccessVouch.of(held.accessArrivedAt(), now, clock.millis()),
+        confirmed == HeldBackup.NEVER ? Long.MAX_VALUE : Math.max(0, now - confirmed));
   }
 
   /**

@@ -40,6 +40,14 @@ final class HeldBackup {
    * held here (an access caused it), else {@link AccessVouch#NOT_SEEN}: see {@link AccessVouch}.
    */
   private long accessArrivedAt;
+  /**
+   * When (on the store's lifetimes clock) this copy's owner last had it confirmed here, asking where its session is
+   * after a pause, or {@link #NEVER}: see {@link BackupStore#confirmToOwner}.
+   */
+  private long ownerConfirmedAt = NEVER;
+
+  /** {@link #ownerConfirmedAt} of a copy whose owner never had it confirmed here. */
+  static final long NEVER = Long.MIN_VALUE;
 
   /**
    * @param before the backup this one replaces, null if none
@@ -48,6 +56,7 @@ final class HeldBackup {
   HeldBackup(NodeId owner, SessionSnapshot s, HeldBackup before, long now) {
     this.accessArrivedAt = before == null ? AccessVouch.NOT_SEEN
         : s.metadata().lastAccessedTime() > before.metadata.lastAccessedTime() ? now : before.accessArrivedAt;
+    this.ownerConfirmedAt = before != null && before.owner.equals(owner) ? before.ownerConfirmedAt : NEVER;
     this.owner = owner;
     this.id = s.id();
     this.epoch = s.epoch();
@@ -112,6 +121,14 @@ final class HeldBackup {
 
   long accessArrivedAt() {
     return accessArrivedAt;
+  }
+
+  long ownerConfirmedAt() {
+    return ownerConfirmedAt;
+  }
+
+  void ownerConfirmed(long now) {
+    ownerConfirmedAt = now;
   }
 
   /**

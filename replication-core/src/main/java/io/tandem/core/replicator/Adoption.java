@@ -7,6 +7,7 @@ import io.tandem.core.spi.MembershipView;
 import io.tandem.core.spi.NodeId;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -53,6 +54,14 @@ final class Adoption {
    * without its sessions, and its copies here are nobody's (docs/protocol.md 11.3.26).
    */
   private final Map<NodeId, Long> departedInQuarantine = new ConcurrentHashMap<>();
+  /**
+   * Departed owners some of whose copies were not adopted yet because the owner had them confirmed here a moment
+   * before it left ({@link BackupStore.BackupEntry#confirmedToOwnerWithin}), with the run whose copies they are
+   * ({@link #UNKNOWN_RUN} if not known): adopted by the maintenance tick once that lease ran out, unless the owner is
+   * back under the same run. Written on the membership's and the maintenance thread, read on the latter.
+   */
+  private final Map<NodeId, Long> deferred = new ConcurrentHashMap<>();
+  private static final long UNKNOWN_RUN = Long.MIN_VALUE;
 
   Adoption(NodeId local, ReplicationConfig config, BackupStore backups, OwnedSessions owned, UnknownSessions unknown,
       ReplicationCounters counters, StateTransfer stateTransfer, RingTracker ring, Quarantine quarantine,
@@ -154,14 +163,15 @@ final class Adoption {
       // copies held here are nobody's, as if it had left. A copy its new run sent meanwhile is adopted too, and its
       // next write fenced: nothing acknowledged is lost, and nobody else would ever take the old run's copies.
       if (!next.contains(owner) || next.restartedSince(previous, owner)) {
+        long run = previous == null ? UNKNOWN_RUN : previous.member(owner).map(m -> m.incarnation()).orElse(UNKNOWN_RUN);
         if (quarantine.active()) {
           LOG.log(Level.WARNING, "Node {0}: owner {1} left the view while this node is in quarantine after a pause; "
               + "its sessions are not adopted until the membership has settled", local.value(), owner.value());
           if (previous != null) {
-            previous.member(owner).ifPresent(run -> departedInQuarantine.putIfAbsent(owner, run.incarnation()));
+            previous.member(owner).ifPresent(m -> departedInQuarantine.putIfAbsent(owner, m.incarnation()));
           }
         } else {
-          adoptAll(owner);
+          adoptAll(owner, run);
         }
       }
     }
@@ -179,7 +189,7 @@ final class Adoption {
       boolean restarted = runBefore != null
           && current.member(owner).map(run -> run.incarnation() != runBefore).orElse(false);
       if (!current.contains(owner) || restarted) {
-        adoptAll(owner);
+        adoptAll(owner, runBefore == null ? UNKNOWN_RUN : runBefore);
       }
     }
     departedInQuarantine.clear();
@@ -190,7 +200,29 @@ final class Adoption {
     return backups.entry(id).map(held -> ring.seenDying(held.owner())).orElse(false);
   }
 
-  private void adoptAll(NodeId deadOwner) {
+  /**
+   * The maintenance task: adopts the copies of departed owners that had them confirmed here a moment before they left,
+   * once that lease ran out (see {@link #deferred}).
+   */
+  void adoptDeferred(Maintenance.Tick tick) {
+    MembershipView current = tick.view();
+    if (current == null || deferred.isEmpty() || quarantine.active()) {
+      return;
+    }
+    for (Map.Entry<NodeId, Long> entry : List.copyOf(deferred.entrySet())) {
+      NodeId owner = entry.getKey();
+      long run = entry.getValue();
+      if (!deferred.remove(owner, run)) {
+        continue;
+      }
+      boolean backUnderTheSameRun = current.member(owner).map(m -> run == UNKNOWN_RUN || m.incarnation() == run).orElse(false);
+      if (!backUnderTheSameRun) {
+        adoptAll(owner, run);
+      }
+    }
+  }
+
+  private void adoptAll(NodeId deadOwner, long run) {
     if (leftovers.isLeftover(deadOwner)) {
       // The ring names another member heir: these copies may be older than the owner's last 200s (see LeftoverCopies).
       LOG.log(Level.INFO, "Node {0}: owner {1} is gone; the copies held here are left from when this node was its buddy,"
@@ -200,7 +232,16 @@ final class Adoption {
     }
     List<BackupStore.BackupEntry> held = backups.heldFor(deadOwner);
     LOG.log(Level.INFO, "Node {0}: owner {1} is gone; adopting its {2} sessions", local.value(), deadOwner.value(), held.size());
+    Duration lease = config.pauseThreshold();
     for (BackupStore.BackupEntry entry : held) {
+      if (entry.confirmedToOwnerWithin(lease)) {
+        // The owner, back from a pause, asked a moment ago where this session is, and was told "held here at your
+        // epoch": it serves the session on that answer for up to a lease, reads included (they need no buddy).
+        // Adopted now, the session moved on while the owner served its older copy (11.3.13); adopted once the lease
+        // ran out, the owner's next request finds it moved on and lets go.
+        deferred.merge(deadOwner, run, (a, b) -> a);
+        continue;
+      }
       // The owner may be alive beyond a cut of the membership alone, serving the session on (reads need no buddy):
       // told of this claim as soon as the view lists it again, it lets go. A dead one is never told; a restarted one
       // holds nothing to let go of.

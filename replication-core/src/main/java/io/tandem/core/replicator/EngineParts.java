@@ -140,6 +140,7 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
     maintenance.register(tick -> quarantine.tick(tick.view()));
     maintenance.register(upkeep::sendTouches);
     maintenance.register(adoption::confirmLeftovers);
+    maintenance.register(adoption::adoptDeferred); // copies confirmed to their owner a moment before it left
     maintenance.register(reprotection::releaseFormerBackups);
     maintenance.register(tick -> migrations.tick()); // the handovers no requester confirmed within its wait
     maintenance.register(adoption::expireOrphans);

@@ -125,7 +125,7 @@ final class IncomingRequests {
       return refusals.isEmpty() ? new Message.Ack(0, 0) : new Message.BulkRefusals(refusals);
     }
     if (request instanceof Message.Locate locate) {
-      return locate(locate.sessionId());
+      return locate(from, locate.sessionId());
     }
     if (request instanceof Message.Migrate move) {
       return migrate.apply(from, move);
@@ -177,7 +177,7 @@ final class IncomingRequests {
     return answer;
   }
 
-  private Message locate(String id) {
+  private Message locate(NodeId from, String id) {
     Optional<OwnedSession> session = owned.get(id);
     if (session.isPresent() && unconfirmed.test(id)) {
       // Owned here before a pause and not confirmed since: the cluster may have moved on (even ended it). Claiming
@@ -189,6 +189,18 @@ final class IncomingRequests {
       return new Message.LocateReply(id, Message.LocateReply.Holding.PRIMARY, session.get().epoch(), session.get().version());
     }
     Optional<BackupStore.BackupEntry> backup = backups.entry(id);
+    if (backup.isPresent() && backup.get().owner().equals(from)) {
+      if (!member.test(from)) {
+        // The owner asks (confirming its session after a pause) while this node's view no longer lists it: this node
+        // adopts the copy as soon as that view stands, so it must not be told "held here at your epoch" and serve on.
+        // It exists, unconfirmed: the owner asks again, and finds it moved on once adopted (11.3.13).
+        return new Message.LocateReply(id, Message.LocateReply.Holding.UNCONFIRMED, backup.get().snapshot().epoch(),
+            backup.get().snapshot().version());
+      }
+      // The answer lets the owner serve on for a while: the store records when, and the copy is not adopted from it
+      // meanwhile (11.3.13).
+      backup = backups.confirmToOwner(id, from);
+    }
     if (backup.isPresent()) {
       return new Message.LocateReply(id, Message.LocateReply.Holding.BACKUP, backup.get().snapshot().epoch(), backup.get().snapshot().version());
     }

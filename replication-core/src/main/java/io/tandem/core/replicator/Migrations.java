@@ -104,6 +104,9 @@ final class Migrations implements IncomingRequests.HandingOut {
 
   static final int HANDED_AWAY_CAPACITY = 100_000;
 
+  /** How long an owner back from a pause serves a session on a confirmation from here (11.3.13). */
+  private final java.time.Duration ownerLease;
+
   Migrations(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       PendingInvalidations invalidations, Quarantine quarantine, Locator locator, StateTransfer stateTransfer,
       LeftoverCopies leftovers, FlushRules rules, ReplicationCounters counters, RateLimitedLog log,
@@ -125,6 +128,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     this.justHanded = new RecentIds(ticker.asLocalClock(), config.ackTimeout().plus(config.settleTimeout()),
         HANDED_AWAY_CAPACITY);
     this.ackTimeoutNanos = config.ackTimeout().toNanos();
+    this.ownerLease = config.pauseThreshold();
     this.ticker = ticker;
     this.waiter = waiter;
     this.handovers = new Handovers(local, transport, backups, ticker, config.ackTimeout(), config.settleTimeout(),
@@ -193,6 +197,16 @@ final class Migrations implements IncomingRequests.HandingOut {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /**
+   * Whether this node's backup of {@code id} was confirmed to its owner within the lease an owner back from a pause
+   * serves on (docs/protocol.md 11.3.13): it is neither taken over nor handed out until then, as {@link Adoption}
+   * defers adopting it. Not to the owner itself ({@code claimant}), asking for its own copy (restarted in place).
+   */
+  private boolean confirmedToItsOwnerAMomentAgo(String id, NodeId claimant) {
+    return backups.entry(id).filter(held -> !held.owner().equals(claimant))
+        .map(held -> held.confirmedToOwnerWithin(ownerLease)).orElse(false);
   }
 
   /** The owner of this node's backup of {@code id} when that owner is another live member of {@code current}. */
@@ -284,6 +298,10 @@ final class Migrations implements IncomingRequests.HandingOut {
             }
             return owned.get(id).isPresent() ? remote.takenOverMeanwhile(id) : remote.acquire(id, route);
         }
+      }
+      if (confirmedToItsOwnerAMomentAgo(id, local)) {
+        return Acquisition.unavailable("session " + id + " was confirmed to its owner by " + local.value() + " a moment"
+            + " ago (back from a pause), and the owner may serve it until that runs out; retry in a moment");
       }
       // Adopted or still a backup: once this node suspected the owner it adopts that owner's sessions itself, maybe
       // while this request waited for the verdict.
@@ -398,6 +416,10 @@ final class Migrations implements IncomingRequests.HandingOut {
         // here and so make the owner's next update fail: the requester must migrate it from the owner.
         return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
             "session " + id + " is owned by " + liveOwner.get().value() + ", which is alive; migrate it from there");
+      }
+      if (confirmedToItsOwnerAMomentAgo(id, requester)) {
+        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " was confirmed to its owner by "
+            + local.value() + " a moment ago, and the owner may serve it until that runs out; ask again in a moment");
       }
       boolean ownerLeft = backups.entry(id).map(held -> !current.contains(held.owner())).orElse(false);
       if (ownerLeft && leftovers.holdsLeftover(id)) {

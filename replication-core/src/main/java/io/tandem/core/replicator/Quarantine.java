@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -23,7 +24,8 @@ import java.util.function.Supplier;
  *
  * <p>Implementation notes: the pause and suspect state live in {@link PauseGuard} (thread-safe, and lock-free while
  * there is neither a pause nor a suspect: every request asks); {@code shrinks} is only touched from the membership
- * thread ({@link #viewChanged}).
+ * thread ({@link #viewChanged}); {@code leasedUntil} is a concurrent map written by the request and maintenance
+ * threads that confirm sessions, and read by every request (its emptiness first, without a lock).
  */
 final class Quarantine {
   private static final Logger LOG = System.getLogger(Quarantine.class.getName());
@@ -64,6 +66,15 @@ final class Quarantine {
   private final Supplier<MembershipView> view;
   private final ReplicationCounters counters;
   private final Engine engine;
+  private final Ticker ticker;
+  /**
+   * Sessions confirmed after a pause because a member holds their copy at this epoch, and until when (ticker) they may
+   * be served on that answer: that member may adopt the copy once it no longer lists this node, and defers it for as
+   * long ({@code BackupStore.confirmToOwner}). Past it, the next request confirms again (docs/protocol.md 11.3.13).
+   */
+  private final Map<OwnedSession, Long> leasedUntil = new ConcurrentHashMap<>();
+  /** How long a confirmation lasts: the pause threshold, which the holder's deferral uses too. */
+  private final long leaseNanos;
   /** The ids owned now, asked for only when a pause is recorded; one instance, not one per request. */
   private final Supplier<Collection<String>> ownedIds;
 
@@ -71,6 +82,8 @@ final class Quarantine {
       Supplier<MembershipView> view, ReplicationCounters counters, Engine engine) {
     this.local = local;
     this.threshold = threshold;
+    this.ticker = ticker;
+    this.leaseNanos = threshold.toNanos();
     this.pauses = new PauseGuard(ticker, threshold, settleAfter(threshold));
     // Members that went silent together leave the view within about one failure detection of each other.
     this.shrinks = new ViewShrinkDetector(ticker, threshold.multipliedBy(2));
@@ -157,6 +170,9 @@ final class Quarantine {
   /** {@code id} is no longer owned here: nothing left to confirm. */
   void forget(String id) {
     pauses.cleared(id);
+    if (!leasedUntil.isEmpty()) {
+      leasedUntil.keySet().removeIf(session -> session.id().equals(id));
+    }
   }
 
   /**
@@ -168,7 +184,7 @@ final class Quarantine {
   Admission admit(String id) {
     checkPause();
     Optional<OwnedSession> mine = owned.get(id);
-    if (mine.isPresent() && pauses.isSuspect(id)) {
+    if (mine.isPresent() && (pauses.isSuspect(id) || leaseRanOut(mine.get()))) {
       return confirm(mine.get());
     }
     if (mine.isEmpty() && pauses.quarantined()) {
@@ -187,7 +203,16 @@ final class Quarantine {
       return admit(mine.id()); // fenced or ended since the container found it: a session not owned here
     }
     checkPause();
-    return isSuspect(mine) ? confirm(mine) : Admission.ADMITTED;
+    return isSuspect(mine) || leaseRanOut(mine) ? confirm(mine) : Admission.ADMITTED;
+  }
+
+  /** Whether {@code session} was confirmed on a member's copy and that confirmation ran out (see {@code leasedUntil}). */
+  private boolean leaseRanOut(OwnedSession session) {
+    if (leasedUntil.isEmpty()) {
+      return false;
+    }
+    Long until = leasedUntil.get(session);
+    return until != null && ticker.read() - until >= 0;
   }
 
   /**
@@ -204,6 +229,7 @@ final class Quarantine {
    */
   private Admission confirm(OwnedSession session) {
     String id = session.id();
+    long askedAt = ticker.read();
     Locator.Answers answers = locator.ask(id);
     Map<NodeId, Message.LocateReply> replies = answers.replies();
     if (replies.isEmpty() && answers.silent().isEmpty() && engine.lastSurvivor()) {
@@ -235,11 +261,18 @@ final class Quarantine {
     if (!confirmed && !unknownElsewhere) {
       return dropped(session, engine::yieldTo, "another member holds it at an older epoch, and none at this node's");
     }
-    return confirmed ? keep(session, null) : keep(session, "no other member knows it");
+    Admission kept = confirmed ? keep(session, null) : keep(session, "no other member knows it");
+    if (confirmed && pauses.quarantined()) {
+      // Served on the holder's word, for as long as it defers adopting the copy: from before the question was sent.
+      // Once the quarantine lifted (the views settled), a confirmation is for good, as before.
+      leasedUntil.put(session, askedAt + leaseNanos);
+    }
+    return kept;
   }
 
   /** The copy is the cluster's: no longer suspect, and sent to the buddy if it has none. */
   private Admission keep(OwnedSession session, String onlyCopyBecause) {
+    leasedUntil.remove(session);
     pauses.cleared(session.id());
     engine.protect(session);
     if (onlyCopyBecause != null) {
@@ -255,6 +288,7 @@ final class Quarantine {
 
   /** Drops the copy ({@code how}: fenced, or yielded to an owner at an older epoch); the request must fetch it. */
   private Admission dropped(OwnedSession session, java.util.function.BiConsumer<OwnedSession, String> how, String why) {
+    leasedUntil.remove(session);
     // Dropped before it stops being suspect: no request may find it owned and unsuspected in between.
     how.accept(session, why + " after this node was paused or cut off");
     pauses.cleared(session.id());

@@ -355,6 +355,18 @@ class SimulationSeedsTest {
     assertThat(scrambled(89564)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * 11.3.13 on the pause path: n4, back from a pause, confirmed a session on n1's copy at its epoch; n1's view dropped
+   * n4 a moment later and n1 adopted and wrote, while n4 served a read of its older copy. A confirmation is a lease
+   * now: the holder defers claims on the copy for one pause threshold, and the owner confirms again past it. Found at
+   * 6dcbd7e, where this fails; the fixes of 11.3.26 and 11.3.28 moved the schedule off the path, and {@code
+   * ReadLeaseAfterAPauseTest} is the test that fails without the change now.
+   */
+  @Test
+  void ownerConfirmedAfterAPause_servesNoReadOfACopyItsBuddyTookOver_seed103144() {
+    assertThat(scrambled(103144)).doesNotContain(Checker.Kind.LOST_WRITE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
