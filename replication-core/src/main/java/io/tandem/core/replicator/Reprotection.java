@@ -183,19 +183,24 @@ final class Reprotection {
                     + session.epoch() + ")");
               }
             });
-        // The ids a login gave up since the copy there was made, or while the release waited: the former buddy may
-        // hold its copy under one of them, which it would adopt as a live session the day this node died
-        // (docs/protocol.md 11.2). They ended, for good.
-        for (String given : givenUp(session, release)) {
-          transport.request(former, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
-        }
+        endIdsGivenUp(session, release);
       } else if (current.contains(former)) {
         // The former buddy is the buddy again: it holds the session under its id now, and any copy it kept under an
         // id given up meanwhile ended.
-        for (String given : givenUp(session, release)) {
-          transport.request(former, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
-        }
+        endIdsGivenUp(session, release);
       }
+    }
+  }
+
+  /**
+   * The ids a login gave up since the former member's copy was made, or while the release waited: it may hold its
+   * copy under one of them, which it would adopt as a live session the day this node died (docs/protocol.md 11.2,
+   * 11.3.28). They ended, for good.
+   */
+  private void endIdsGivenUp(OwnedSession session, Release release) {
+    for (String given : givenUp(session, release)) {
+      transport.request(release.former(),
+          new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
     }
   }
 
