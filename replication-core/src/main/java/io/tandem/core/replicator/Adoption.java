@@ -91,7 +91,7 @@ final class Adoption {
     // back after this node ended the session.
     backups.refuseUpTo(snapshot.id(), snapshot.epoch());
     OwnedSession session =
-        new OwnedSession(snapshot.id(), snapshot.epoch() + 1, snapshot.version(), new SessionContent.Stored(snapshot));
+        new OwnedSession(snapshot.id(), Claims.from(snapshot.epoch()), snapshot.version(), new SessionContent.Stored(snapshot));
     if (!owned.add(session)) {
       return owned.get(snapshot.id()).orElse(session);
     }

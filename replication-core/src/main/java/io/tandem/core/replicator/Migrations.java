@@ -383,7 +383,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     }
     if (mine.isPresent()) {
       OwnedSession session = mine.get();
-      newEpoch = move.newEpoch() == 0 ? session.epoch() + 1 : move.newEpoch();
+      newEpoch = Claims.askedOr(move.newEpoch(), session.epoch());
       if (session.epoch() >= newEpoch) {
         return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, session.epoch(), session.version(), "owned here at epoch " + session.epoch());
       }
@@ -443,7 +443,7 @@ final class Migrations implements IncomingRequests.HandingOut {
         return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " is not held here");
       }
       snapshot = backup.get().snapshot();
-      newEpoch = move.newEpoch() == 0 ? snapshot.epoch() + 1 : move.newEpoch();
+      newEpoch = Claims.askedOr(move.newEpoch(), snapshot.epoch());
       if (snapshot.epoch() >= newEpoch) {
         return new Message.Nack(Message.Nack.Reason.STALE_EPOCH, snapshot.epoch(), snapshot.version(), "backup is at epoch " + snapshot.epoch());
       }

@@ -235,7 +235,7 @@ final class RemoteTakeover {
         answer = migrate(target, id, 0);
         if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.STALE_EPOCH) {
           // A node that predates "0 means the epoch after yours" names its epoch instead: once more, above it.
-          answer = migrate(target, id, nack.epoch() + 1);
+          answer = migrate(target, id, Claims.from(nack.epoch()));
         }
       } catch (ExecutionException | TimeoutException e) {
         silent.add(target);
@@ -307,7 +307,7 @@ final class RemoteTakeover {
       return new Search(Acquisition.NOWHERE, !ended);
     }
     try {
-      Message answer = migrate(holder, id, best.epoch() + 1);
+      Message answer = migrate(holder, id, Claims.from(best.epoch()));
       return Search.of(answer instanceof Message.FullSession full ? install(id, holder, full.snapshot())
           : migrationFailed(id, holder, answer.toString()));
     } catch (ExecutionException | TimeoutException e) {
@@ -375,7 +375,7 @@ final class RemoteTakeover {
    * go of it, and it is not taken back in.
    */
   private Acquisition install(String id, NodeId holder, SessionSnapshot moved) {
-    long heldAt = moved.epoch() - 1; // the holder's epoch: it hands a session over at the epoch after its own
+    long heldAt = Claims.source(moved.epoch()); // the holder's epoch: it hands a session over at the epoch after its own
     OptionalLong ended = backups.endedAt(id);
     if (ended.isPresent() && heldAt <= ended.getAsLong()) {
       LOG.log(Level.INFO, "Session [{0}] ended here at epoch {1}; the copy {2} still held at epoch {3} was dropped, not"

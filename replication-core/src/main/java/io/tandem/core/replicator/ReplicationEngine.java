@@ -26,16 +26,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * buddy, SYNC or ASYNC), the backup side (answer other owners' messages from a bytes-only {@link BackupStore}),
  * and recovery on view changes (re-protect sessions whose buddy changed, adopt backups whose owner died).
  *
- * <p>A facade: each job is a part ({@link EngineParts} builds them and answers what they ask of each other). The
- * owner's writes are {@link OwnerWrites} (and {@link AsyncOutbox}); the backup side {@link IncomingRequests}; the ring
- * and its changes {@link RingTracker}; re-protection and the release of former buddies' copies {@link Reprotection}
- * and {@link StateTransfer}; taking sessions over {@link Adoption}, {@link Migrations} and {@link GracefulHandoff};
- * pauses and cuts {@link Quarantine}; dropping a session another node owns {@link Fencing}; the periodic work {@link
- * Maintenance}.
+ * <p>A facade over parts that {@link EngineParts} builds and wires (docs/protocol.md names each one's rules): {@link
+ * OwnerWrites}, {@link IncomingRequests}, {@link RingTracker}, {@link Reprotection}, {@link Adoption}, {@link
+ * Migrations}, {@link Quarantine}, {@link Fencing}, {@link Maintenance} and the rest.
  *
  * <p>Implementation notes: no state of its own beyond its parts; each part's notes say which thread or lock owns its
- * state. Time and threads come from the {@link EngineRuntime}: the engine reads no clock of the JVM's and starts no
- * thread of its own for its periodic work (docs/protocol.md, "Time and threads", lists what still blocks).
+ * state. Time and threads come from the {@link EngineRuntime} (docs/protocol.md, "Time and threads").
  */
 public final class ReplicationEngine implements AutoCloseable {
   /** The logger of the engine and of its parts (but Quarantine and AsyncOutbox): where operators find their lines. */
@@ -72,12 +68,10 @@ public final class ReplicationEngine implements AutoCloseable {
     LOG.log(Level.INFO, "Tandem node {0} starting with {1}", parts.local.value(), config.describe());
     parts.transport.watchPeers(parts.ring);
     parts.transport.start(parts.incoming::handle);
-    if (parts.outbox != null) {
-      parts.outbox.start();
-    }
+    Optional.ofNullable(parts.outbox).ifPresent(AsyncOutbox::start);
     parts.membership.start();
     parts.quarantine.start();
-    Duration pauseCheck = Duration.ofMillis(Math.max(10, config.pauseThreshold().toMillis() / 10));
+    Duration pauseCheck = Duration.ofMillis(Math.max(10, config.pauseThreshold().toMillis() / 10)); // a tenth of it
     parts.pauseWatch.scheduleAtFixedRate(parts.quarantine::checkPause, pauseCheck, pauseCheck);
     parts.membership.addViewListener(parts::onView);
     parts.maintenance.start(Duration.ofMillis(config.maintenanceInterval().toMillis()));
@@ -108,7 +102,7 @@ public final class ReplicationEngine implements AutoCloseable {
    * Returns the engine's handle on it, which the container keeps with its session.
    */
   public OwnedSession sessionCreated(String id, SessionSource source) {
-    OwnedSession session = new OwnedSession(id, 1, 0, new SessionContent.Live(source));
+    OwnedSession session = new OwnedSession(id, Claims.CREATED, 0, new SessionContent.Live(source));
     if (!parts.owned.add(session)) {
       throw new IllegalStateException("Session [" + id + "] is already owned by this node");
     }
@@ -172,13 +166,16 @@ public final class ReplicationEngine implements AutoCloseable {
    * its session must not be answered 200 before it completes confirmed.
    */
   public CompletableFuture<FlushOutcome> invalidated(String id) {
-    return parts.owned.get(id).map(s -> parts.writes.end(s, InvalidateReason.INVALIDATED))
-        .orElse(CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED));
+    return end(id, InvalidateReason.INVALIDATED);
   }
 
   /** The container expired the session (expiry belongs to the owner). */
   public CompletableFuture<FlushOutcome> expired(String id) {
-    return parts.owned.get(id).map(s -> parts.writes.end(s, InvalidateReason.EXPIRED))
+    return end(id, InvalidateReason.EXPIRED);
+  }
+
+  private CompletableFuture<FlushOutcome> end(String id, InvalidateReason reason) {
+    return parts.owned.get(id).map(s -> parts.writes.end(s, reason))
         .orElse(CompletableFuture.completedFuture(FlushOutcome.NOT_OWNED));
   }
 
@@ -198,22 +195,18 @@ public final class ReplicationEngine implements AutoCloseable {
   // ---- failover: requests for sessions this node does not hold live (see Migrations) ------------------------------
 
   /**
-   * The bytes of a session this node can take over without asking anyone: one it adopted from a dead owner, or
-   * one it holds as a backup (then it becomes the owner at a higher epoch, fencing the old owner). The container
-   * deserializes it, then calls {@link #attach}.
+   * The bytes of a session this node takes over without asking: adopted from a dead owner, or a backup held here (owned
+   * then at a higher epoch, fencing the old owner). The container deserializes it, then calls {@link #attach}.
    */
   public Optional<SessionSnapshot> promote(String id) {
     return parts.migrations.promote(id);
   }
 
   /**
-   * The bytes of a session wherever it is in the cluster: promoted locally when this node holds it, otherwise
-   * located (without a route, every member is asked who holds it) and migrated in from its owner, or from its backup
-   * when no owner answers; an id found nowhere is remembered for a while (see {@link UnknownSessions}). This node
-   * owns it afterwards at a higher epoch; the former holder lets go. Blocks the calling request thread for at most
-   * two ack timeouts. A session some member holds but would not or could not hand over, or that
-   * a silent member may hold, is reported unavailable rather than absent, so that no request is handed a new, empty
-   * session in its place.
+   * The bytes of a session wherever it is in the cluster: promoted locally, or located (every member is asked) and
+   * migrated in from its owner, or its backup when no owner answers; an id found nowhere is remembered for a while
+   * ({@link UnknownSessions}). Owned here afterwards at a higher epoch. Blocks for at most two ack timeouts. A session
+   * some member holds but would not or could not hand over, or a silent member may hold, is unavailable, never absent.
    */
   public Acquisition acquire(String id) {
     return parts.migrations.acquire(id, Optional.empty());
@@ -228,10 +221,7 @@ public final class ReplicationEngine implements AutoCloseable {
     return parts.migrations.acquire(id, Locator.routeHint(route));
   }
 
-  /**
-   * The container materialized a promoted session; from now on flushes read it from {@code source}. Returns the
-   * engine's handle, for the container to keep with its session; empty if it was fenced or ended meanwhile.
-   */
+  /** The container materialized a promoted session, read from {@code source} from now on; empty if let go meanwhile. */
   public Optional<OwnedSession> attach(String id, SessionSource source) {
     Optional<OwnedSession> session = parts.owned.get(id);
     session.ifPresent(s -> s.attach(source));
@@ -299,9 +289,7 @@ public final class ReplicationEngine implements AutoCloseable {
 
   @Override
   public void close() {
-    if (parts.outbox != null) {
-      parts.outbox.close();
-    }
+    Optional.ofNullable(parts.outbox).ifPresent(AsyncOutbox::close);
     parts.maintenance.close();
     parts.pauseWatch.close();
     parts.membership.close();

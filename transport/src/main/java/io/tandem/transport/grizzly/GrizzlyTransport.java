@@ -22,14 +22,8 @@ import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
-import org.glassfish.grizzly.filterchain.FilterChainBuilder;
-import org.glassfish.grizzly.filterchain.TransportFilter;
 import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
-import org.glassfish.grizzly.nio.transport.TCPNIOTransportBuilder;
-import org.glassfish.grizzly.ssl.SSLEngineConfigurator;
-import org.glassfish.grizzly.ssl.SSLFilter;
-import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
 
 /**
  * The {@link Transport} over Grizzly TCP NIO. One connection per pair of members: the member with the lower node id
@@ -52,7 +46,7 @@ import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
  *
  * <p>This class only assembles the pieces, each with one job and its own implementation notes: {@link PeerTable}
  * and one {@link Peer} per member (its state machine, connection, dial, waiting requests and loss), {@link Dialer},
- * {@link TandemFilter} (accept, connect, read, close), {@link ConnectionLifecycle} (handshake outcomes, ready,
+ * {@link TandemFilter} (accept, connect, read, close) on the {@link NioStack}, {@link ConnectionLifecycle} (handshake outcomes, ready,
  * closed), {@link RequestSender}, {@link LossDetector} (fast death detection), {@link MemberProbes}, {@link
  * ConnectionTable} and {@link TransportThreads}.
  *
@@ -142,21 +136,7 @@ public final class GrizzlyTransport implements Transport, MemberProber {
       throw new IllegalStateException("already started");
     }
     filter.serve(new InboundFrames(requestHandler, handshake, refusals, counters));
-    FilterChainBuilder chain = FilterChainBuilder.stateless().add(new TransportFilter());
-    if (config.tls() != null) {
-      SSLEngineConfigurator server = new SSLEngineConfigurator(config.tls(), false, true, true);
-      SSLEngineConfigurator client = new SSLEngineConfigurator(config.tls(), true, false, false);
-      chain.add(new SSLFilter(server, client));
-    }
-    chain.add(filter);
-    grizzly = TCPNIOTransportBuilder.newInstance()
-        .setName("tandem-transport-" + local.value())
-        .setIOStrategy(SameThreadIOStrategy.getInstance())
-        .setSelectorRunnersCount(2)
-        .setTcpNoDelay(true)
-        .setReuseAddress(true)
-        .setProcessor(chain.build())
-        .build();
+    grizzly = NioStack.build(config, local, filter);
     run.started();
     grizzly.start();
     threads.every(() -> deadlines.sweepLogged(connections.all()), deadlines.periodMillis());
