@@ -129,7 +129,7 @@ public final class BackupStore {
      * strength of that answer (docs/protocol.md 11.3.13), and the copy is not taken from it until the lease ran out.
      */
     public boolean confirmedToOwnerWithin(java.time.Duration lease) {
-      return sinceOwnerConfirmedMillis < lease.toMillis();
+      return confirmedWithin(sinceOwnerConfirmedMillis, lease);
     }
 
     /**
@@ -437,22 +437,59 @@ public final class BackupStore {
   }
 
   /**
+   * What a copy's owner was told when it asked where its session is: the copy, and whether the answer confirms it
+   * (see {@link #confirmToOwner}).
+   */
+  public record Confirmation(BackupEntry entry, boolean confirmed) {}
+
+  /**
    * The backup of {@code id} as it is now, answering its owner {@code asker}, which asks where its session is (after a
    * pause: {@code Quarantine.confirm}): the answer "held here, at your epoch" lets the owner serve the session on for a
-   * lease, so the time it was given is recorded ({@link BackupEntry#confirmedToOwnerWithin}). Anyone else's question is
-   * answered as {@link #entry} does.
+   * lease, so the time it was given is recorded ({@link BackupEntry#confirmedToOwnerWithin}). Not once a claim on the
+   * copy began here ({@link #refuseUpToUnlessConfirmed} refused its epoch): then it is not confirmed. Anyone else's
+   * question is answered as {@link #entry} does, unconfirmed.
    */
-  public Optional<BackupEntry> confirmToOwner(String id, NodeId asker) {
+  public Optional<Confirmation> confirmToOwner(String id, NodeId asker) {
     synchronized (stripe(id)) {
       HeldBackup held = entries.get(id);
       if (held == null) {
         return Optional.empty();
       }
-      if (held.owner().equals(asker)) {
+      Tombstone refused = tombstones.get(id);
+      boolean claiming = refused != null && refused.epoch() >= held.epoch()
+          && lifetimes.millis() - refused.atMillis() <= tombstoneTtl.toMillis();
+      boolean confirmed = held.owner().equals(asker) && !claiming;
+      if (confirmed) {
         held.ownerConfirmed(lifetimes.millis());
       }
-      return Optional.of(handOut(held));
+      return Optional.of(new Confirmation(handOut(held), confirmed));
     }
+  }
+
+  /**
+   * {@link #refuseUpTo}, the first step of a claim on the copy held here at {@code epoch}, unless that copy was
+   * confirmed to its owner within {@code lease} (then nothing is refused: false). One step under the id's stripe with
+   * {@link #confirmToOwner}, so that an owner is never told "held here" about a copy being claimed, nor a copy claimed
+   * that its owner was just told about.
+   */
+  public boolean refuseUpToUnlessConfirmed(String id, long epoch, java.time.Duration lease) {
+    synchronized (stripe(id)) {
+      HeldBackup held = entries.get(id);
+      if (held != null && held.epoch() == epoch && held.ownerConfirmedAt() != HeldBackup.NEVER
+          && confirmedWithin(Math.max(0, lifetimes.millis() - held.ownerConfirmedAt()), lease)) {
+        return false;
+      }
+      tombstone(id, epoch, false);
+      return true;
+    }
+  }
+
+  /**
+   * Within {@code lease} of a confirmation {@code sinceMillis} ago, with a margin for the millisecond rounding: the
+   * owner measures its lease in nanoseconds from before it asked, and this side must not end sooner.
+   */
+  private static boolean confirmedWithin(long sinceMillis, java.time.Duration lease) {
+    return sinceMillis <= lease.toMillis() + 1;
   }
 
   /** The backup of {@code id} as it is now; the snapshot never changes afterwards. */
@@ -480,9 +517,18 @@ public final class BackupStore {
    * copy after asking other members must not take or drop one that an update replaced meanwhile.
    */
   public Optional<BackupEntry> takeIf(String id, NodeId owner, long epoch, long version) {
+    return takeIf(id, owner, epoch, version, java.time.Duration.ZERO);
+  }
+
+  /** {@link #takeIf}, unless the copy was confirmed to its owner within {@code lease} (see {@link #confirmToOwner}). */
+  public Optional<BackupEntry> takeIf(String id, NodeId owner, long epoch, long version, java.time.Duration lease) {
     synchronized (stripe(id)) {
       HeldBackup held = entries.get(id);
       if (held == null || !held.owner().equals(owner) || held.epoch() != epoch || held.version() != version) {
+        return Optional.empty();
+      }
+      if (!lease.isZero() && held.ownerConfirmedAt() != HeldBackup.NEVER
+          && confirmedWithin(Math.max(0, lifetimes.millis() - held.ownerConfirmedAt()), lease)) {
         return Optional.empty();
       }
       return take(id); // the stripe's monitor is reentrant

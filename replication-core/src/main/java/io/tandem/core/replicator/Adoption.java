@@ -21,8 +21,9 @@ import java.util.function.Predicate;
  * LeftoverCopies}, which this class keeps). The maintenance tick dials departed owners while this node is in
  * quarantine, confirms leftover copies, and expires backups whose owner is gone and whose idle time has run out.
  *
- * <p>Implementation notes: its one state is {@code departedInQuarantine}, a concurrent map written on the
- * membership's thread while this node is in quarantine and read and cleared on the maintenance thread when it lifts;
+ * <p>Implementation notes: its state is two concurrent maps: {@code departedInQuarantine}, written on the membership's
+ * thread while this node is in quarantine and read and cleared on the maintenance thread when it lifts, and {@code
+ * deferred}, written on the membership's and the maintenance thread and drained on the latter;
  * {@link LeftoverCopies} is stateless. What it takes over is claimed in {@link OwnedSessions} (concurrent) and refused
  * at the old epoch by the {@link BackupStore}. Called on the
  * membership's thread (a view change), request threads (promotion, migration), transport threads (a handoff) and the
@@ -120,7 +121,11 @@ final class Adoption {
     }
     NodeId owner = seen.get().owner();
     long epoch = seen.get().snapshot().epoch();
-    backups.refuseUpTo(id, epoch);
+    if (!backups.refuseUpToUnlessConfirmed(id, epoch, config.pauseThreshold())) {
+      // Confirmed to its owner a moment ago (back from a pause, it serves the session on that answer for a lease):
+      // not claimed until the lease ran out (11.3.13). The caller defers, or answers 503.
+      return Optional.empty();
+    }
     Optional<BackupStore.BackupEntry> last = backups.entry(id)
         .filter(held -> held.owner().equals(owner) && held.snapshot().epoch() == epoch)
         .filter(eligible);
@@ -234,19 +239,20 @@ final class Adoption {
     LOG.log(Level.INFO, "Node {0}: owner {1} is gone; adopting its {2} sessions", local.value(), deadOwner.value(), held.size());
     Duration lease = config.pauseThreshold();
     for (BackupStore.BackupEntry entry : held) {
-      if (entry.confirmedToOwnerWithin(lease)) {
+      String id = entry.snapshot().id();
+      // The owner may be alive beyond a cut of the membership alone, serving the session on (reads need no buddy):
+      // told of this claim as soon as the view lists it again, it lets go. A dead one is never told; a restarted one
+      // holds nothing to let go of.
+      Optional<OwnedSession> adopted = adoptBackup(id, copy -> copy.owner().equals(deadOwner));
+      adopted.ifPresent(session -> releaseFormerOwner.accept(session, deadOwner));
+      if (adopted.isEmpty() && backups.entry(id).filter(copy -> copy.owner().equals(deadOwner))
+          .map(copy -> copy.confirmedToOwnerWithin(lease)).orElse(false)) {
         // The owner, back from a pause, asked a moment ago where this session is, and was told "held here at your
         // epoch": it serves the session on that answer for up to a lease, reads included (they need no buddy).
         // Adopted now, the session moved on while the owner served its older copy (11.3.13); adopted once the lease
         // ran out, the owner's next request finds it moved on and lets go.
         deferred.merge(deadOwner, run, (a, b) -> a);
-        continue;
       }
-      // The owner may be alive beyond a cut of the membership alone, serving the session on (reads need no buddy):
-      // told of this claim as soon as the view lists it again, it lets go. A dead one is never told; a restarted one
-      // holds nothing to let go of.
-      adoptBackup(entry.snapshot().id(), copy -> copy.owner().equals(deadOwner))
-          .ifPresent(adopted -> releaseFormerOwner.accept(adopted, deadOwner));
     }
   }
 

@@ -198,8 +198,13 @@ final class IncomingRequests {
             backup.get().snapshot().version());
       }
       // The answer lets the owner serve on for a while: the store records when, and the copy is not adopted from it
-      // meanwhile (11.3.13).
-      backup = backups.confirmToOwner(id, from);
+      // meanwhile (11.3.13). A copy this node began to claim a moment ago is not confirmed: unconfirmed, as above.
+      Optional<BackupStore.Confirmation> confirmation = backups.confirmToOwner(id, from);
+      if (confirmation.isPresent() && !confirmation.get().confirmed()) {
+        SessionSnapshot claimed = confirmation.get().entry().snapshot();
+        return new Message.LocateReply(id, Message.LocateReply.Holding.UNCONFIRMED, claimed.epoch(), claimed.version());
+      }
+      backup = confirmation.map(BackupStore.Confirmation::entry);
     }
     if (backup.isPresent()) {
       return new Message.LocateReply(id, Message.LocateReply.Holding.BACKUP, backup.get().snapshot().epoch(), backup.get().snapshot().version());

@@ -238,7 +238,8 @@ final class Migrations implements IncomingRequests.HandingOut {
    * over from its holder ({@link RemoteTakeover}: first from the node {@code route} names and that node's buddy, in
    * one round trip where the holder is one of them). This node owns it afterwards at a higher epoch; the former
    * holder lets go. Blocks the calling request thread for at most two ack timeouts besides prompt answers (four
-   * beside nodes of an earlier release, which need the epoch named). A session some member holds but would not or
+   * beside nodes of an earlier release, which need the epoch named), and one more while the holder's buddy answers
+   * its release (11.3.27). A session some member holds but would not or
    * could not hand over, or that a silent member may hold, is reported unavailable rather than absent, so that no
    * request is handed a new, empty session in its place.
    */
@@ -306,6 +307,11 @@ final class Migrations implements IncomingRequests.HandingOut {
       // Adopted or still a backup: once this node suspected the owner it adopts that owner's sessions itself, maybe
       // while this request waited for the verdict.
       here = promote(id);
+      if (here.isEmpty() && confirmedToItsOwnerAMomentAgo(id, local)) {
+        // Confirmed to its owner between the check above and the claim: not absent, not claimable yet.
+        return Acquisition.unavailable("session " + id + " was confirmed to its owner by " + local.value()
+            + " a moment ago; retry in a moment");
+      }
     }
     if (here.isPresent()) {
       return Acquisition.found(here.get());
@@ -464,7 +470,8 @@ final class Migrations implements IncomingRequests.HandingOut {
     String id = held.id();
     SessionSnapshot handed = new SessionSnapshot(id, newEpoch, held.version(), held.metadata(), held.attributes());
     Handovers.Handover handover = handovers.tentative(id, requester, handed, held.epoch(), held.version());
-    if (backups.takeIf(id, backup.owner(), held.epoch(), held.version()).isEmpty()) {
+    if (backups.takeIf(id, backup.owner(), held.epoch(), held.version(),
+        requester.equals(backup.owner()) ? java.time.Duration.ZERO : ownerLease).isEmpty()) {
       handovers.withdraw(id, handover);
       return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " changed on " + local.value()
           + " while it was being handed out; ask every member again");

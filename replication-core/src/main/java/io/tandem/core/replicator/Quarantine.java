@@ -242,6 +242,12 @@ final class Quarantine {
     if (replies.values().stream().anyMatch(r -> movedOn(r, epoch))) {
       return fenced(session, "another member holds it at a newer epoch, owns it at this one, or ended it");
     }
+    if (replies.values().stream().anyMatch(r -> r.holding() == Message.LocateReply.Holding.UNCONFIRMED && r.epoch() >= epoch)) {
+      // A member is about to take it over (its view no longer lists this node), or owns or hands it on unconfirmed:
+      // another member's copy at this epoch does not make this one safe to serve (11.3.13).
+      return Admission.refused("node " + local.value() + " was paused or cut off and another member holds session " + id
+          + " unconfirmed at its epoch or above");
+    }
     boolean confirmed = replies.values().stream()
         .anyMatch(r -> r.holding() == Message.LocateReply.Holding.BACKUP && r.epoch() == epoch);
     boolean unknownElsewhere = replies.values().stream().allMatch(r -> r.holding() == Message.LocateReply.Holding.NONE);

@@ -246,7 +246,7 @@ final class RemoteTakeover {
         return HopResult.DECIDED;
       }
       if (answer instanceof Message.FullSession full) {
-        decided[0] = install(id, target, full.snapshot());
+        decided[0] = install(id, target, full.snapshot(), true);
         return HopResult.DECIDED;
       }
       if (answer instanceof Message.Nack ended && ended.reason() == Message.Nack.Reason.INVALIDATED) {
@@ -308,7 +308,7 @@ final class RemoteTakeover {
     }
     try {
       Message answer = migrate(holder, id, Claims.from(best.epoch()));
-      return Search.of(answer instanceof Message.FullSession full ? install(id, holder, full.snapshot())
+      return Search.of(answer instanceof Message.FullSession full ? install(id, holder, full.snapshot(), true)
           : migrationFailed(id, holder, answer.toString()));
     } catch (ExecutionException | TimeoutException e) {
       return Search.of(migrationFailed(id, holder, e.toString()));
@@ -340,7 +340,7 @@ final class RemoteTakeover {
             && installableAnswer(id, holder, askedAt)) {
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over after the request that asked had given up; it is"
               + " owned here from now on", id, holder.value());
-          install(id, holder, full.snapshot());
+          install(id, holder, full.snapshot(), false);
         }
       });
       throw e;
@@ -373,17 +373,32 @@ final class RemoteTakeover {
    * Owns the session handed over by {@code holder} from now on, and queues it for this node's buddy; unless it is a
    * copy from before the session ended here (a buddy frozen while the user logged out kept one): the holder has let
    * go of it, and it is not taken back in.
+   *
+   * @param onRequestThread whether the request that asked waits for this (it may wait for the holder's buddy); false
+   *     for an answer that came after it gave up, installed on the transport thread that read it, which must not wait
    */
-  private Acquisition install(String id, NodeId holder, SessionSnapshot moved) {
+  private Acquisition install(String id, NodeId holder, SessionSnapshot moved, boolean onRequestThread) {
     long heldAt = Claims.source(moved.epoch()); // the holder's epoch: it hands a session over at the epoch after its own
     OptionalLong ended = backups.endedAt(id);
     if (ended.isPresent() && heldAt <= ended.getAsLong()) {
       LOG.log(Level.INFO, "Session [{0}] ended here at epoch {1}; the copy {2} still held at epoch {3} was dropped, not"
           + " taken back in", id, ended.getAsLong(), holder.value(), heldAt);
-      tellEnded(holder, moved, ended.getAsLong());
+      tellEnded(holder, moved, ended.getAsLong(), onRequestThread);
       return Acquisition.NOWHERE;
     }
     backups.claimedHere(id, heldAt); // the former holder's epoch: its late updates are refused here too
+    Optional<NodeId> holdersBuddy = holdersBuddy(holder);
+    CompletableFuture<Message> released = holdersBuddy.map(b -> transport.request(b,
+        new Message.Invalidate(id, heldAt, moved.version(), Message.InvalidateReason.RELEASED))).orElse(null);
+    if (released != null && onRequestThread) {
+      // Before the session is owned here: no Locate finds it here, nothing hands it on, until the answer came.
+      Optional<String> claimedThere = claimedThere(released, holdersBuddy.get(), moved, true);
+      if (claimedThere.isPresent()) {
+        LOG.log(Level.WARNING, "Session [{0}] was not installed from {1}: {2}", id, holder.value(), claimedThere.get());
+        return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
+            + " handed it here: " + claimedThere.get());
+      }
+    }
     // A request here asked for the session a moment ago: that is an access, on this node's clock. The copy's own
     // last-access time was stamped on the holder's clock, which may be minutes behind this one's: judged by it, the
     // session installed here expired at the next tick (soak seed 89654, docs/protocol.md 11.3.25).
@@ -393,11 +408,10 @@ final class RemoteTakeover {
       return promote.apply(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
     }
     unknown.appeared(id);
-    Optional<String> claimedThere = releaseHoldersBuddy(id, holder, moved, heldAt);
-    if (claimedThere.isPresent()) {
-      fence.accept(session, claimedThere.get());
-      return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
-          + " handed it here: " + claimedThere.get());
+    if (released != null && !onRequestThread) {
+      // Nobody waits here: the verdict fences the session when it comes.
+      released.thenAccept(answer -> claimedThere(CompletableFuture.completedFuture(answer), holdersBuddy.get(), moved, false)
+          .ifPresent(why -> fence.accept(session, why)));
     }
     counters.sessionsMigratedIn.increment();
     releaseHolder.accept(session, holder);
@@ -407,40 +421,39 @@ final class RemoteTakeover {
   }
 
   /**
-   * The holder's buddy drops its copy before this node serves the session: should the holder die before its handover
-   * ends, that buddy would adopt the copy at this node's epoch, a second owner beside this one (the simulation found
-   * this). Its copy is only needed when this node never installed the session, and then this is never sent. Not to
-   * this node's own buddy, which is sent the session at the new epoch anyway.
-   *
-   * <p>Waits at most one ack timeout for the answer. A release that reached that buddy after the holder's death, once
-   * it had adopted its copy at this node's epoch, is refused {@code STALE_EPOCH} at that epoch or above: the session
-   * is that buddy's then, and this node, which has acknowledged nothing from its copy yet and sent it nowhere, lets go
-   * of it (returned: why). Sent without waiting, the release came too late and both served writes at one epoch
-   * (soak seed 92349, docs/protocol.md 11.3.27). A buddy that does not answer in time leaves the window this closes
-   * open: the session is served as before.
+   * The holder's buddy, which drops its copy before this node serves the session: should the holder die before its
+   * handover ends, that buddy would adopt the copy at this node's epoch, a second owner beside this one (the
+   * simulation found this). Its copy is only needed when this node never installed the session, and then nothing is
+   * sent. Not this node's own buddy, which is sent the session at the new epoch anyway; empty when the holder is
+   * not in the view.
    */
-  private Optional<String> releaseHoldersBuddy(String id, NodeId holder, SessionSnapshot moved, long heldAt) {
+  private Optional<NodeId> holdersBuddy(NodeId holder) {
     MembershipView current = view.get();
     if (current == null || !current.contains(holder)) {
       return Optional.empty();
     }
-    Optional<NodeId> holdersBuddy = BuddyRing.buddyOf(current, holder)
+    return BuddyRing.buddyOf(current, holder)
         .filter(b -> !b.equals(local) && !BuddyRing.buddyOf(current, local).map(b::equals).orElse(false));
-    if (holdersBuddy.isEmpty()) {
-      return Optional.empty();
-    }
-    CompletableFuture<Message> released = transport.request(holdersBuddy.get(),
-        new Message.Invalidate(id, heldAt, moved.version(), Message.InvalidateReason.RELEASED));
+  }
+
+  /**
+   * What the holder's buddy answered its release, waiting at most one ack timeout when {@code await}: a release that
+   * reached it after the holder's death, once it had adopted its copy at this node's epoch, is refused {@code
+   * STALE_EPOCH} at that epoch or above, and the session is that buddy's (returned: why). Sent without waiting, the
+   * release came too late and both served writes at one epoch (soak seed 92349, docs/protocol.md 11.3.27). A buddy
+   * that does not answer in time leaves the window open: the session is served as before.
+   */
+  private Optional<String> claimedThere(CompletableFuture<Message> released, NodeId buddy, SessionSnapshot moved,
+      boolean await) {
     try {
-      Message answer = waiter.await(released, config.ackTimeout().toNanos());
+      Message answer = await ? waiter.await(released, config.ackTimeout().toNanos()) : released.getNow(null);
       if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.STALE_EPOCH
           && nack.epoch() >= moved.epoch()) {
-        return Optional.of(holdersBuddy.get().value() + " owns it at epoch " + nack.epoch() + " (this node had epoch "
+        return Optional.of(buddy.value() + " owns it at epoch " + nack.epoch() + " (this node had epoch "
             + moved.epoch() + ")");
       }
     } catch (ExecutionException | TimeoutException e) {
-      LOG.log(Level.DEBUG, "Session [{0}]: {1}, the buddy of {2}, did not answer its release: {3}", id,
-          holdersBuddy.get().value(), holder.value(), e.toString());
+      LOG.log(Level.DEBUG, "Session [{0}]: {1} did not answer its release: {2}", moved.id(), buddy.value(), e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -452,9 +465,12 @@ final class RemoteTakeover {
    * ended, it ends its copy too instead of taking it back. Waits at most one ack timeout for the answer, so that the
    * holder knows before this request is answered.
    */
-  private void tellEnded(NodeId holder, SessionSnapshot moved, long endedAt) {
+  private void tellEnded(NodeId holder, SessionSnapshot moved, long endedAt, boolean await) {
     CompletableFuture<Message> told = transport.request(holder,
         new Message.Invalidate(moved.id(), Math.max(endedAt, moved.epoch()), moved.version(), Message.InvalidateReason.INVALIDATED));
+    if (!await) {
+      return; // on a transport thread, which must not wait
+    }
     try {
       waiter.await(told, config.ackTimeout().toNanos());
     } catch (ExecutionException | TimeoutException e) {

@@ -205,8 +205,9 @@ public final class ReplicationEngine implements AutoCloseable {
   /**
    * The bytes of a session wherever it is in the cluster: promoted locally, or located (every member is asked) and
    * migrated in from its owner, or its backup when no owner answers; an id found nowhere is remembered for a while
-   * ({@link UnknownSessions}). Owned here afterwards at a higher epoch. Blocks for at most two ack timeouts. A session
-   * some member holds but would not or could not hand over, or a silent member may hold, is unavailable, never absent.
+   * ({@link UnknownSessions}). Owned here afterwards at a higher epoch. Blocks for a few ack timeouts at most
+   * ({@link Migrations#acquire}). A session some member holds but would not or could not hand over, or a silent
+   * member may hold, is unavailable, never absent.
    */
   public Acquisition acquire(String id) {
     return parts.migrations.acquire(id, Optional.empty());

@@ -96,9 +96,7 @@ final class Reprotection {
    * the session is protected here, and until it answers.
    */
   void releaseLater(OwnedSession session, NodeId former) {
-    Release release = new Release(former, ticker.read(), true, idsHeldUnder(session));
-    ledger.merge(session, List.of(release), (pending, added) -> pending.stream().anyMatch(r -> r.former().equals(former))
-        ? pending : with(pending, release));
+    add(session, new Release(former, ticker.read(), true, idsHeldUnder(session)));
   }
 
   /**
@@ -227,15 +225,19 @@ final class Reprotection {
   private static List<Release> with(List<Release> pending, Release release) {
     List<Release> updated = new ArrayList<>(pending.size() + 1);
     Set<String> ids = new LinkedHashSet<>();
+    long since = release.sinceNanos();
+    boolean atOnce = release.atOnce();
     for (Release r : pending) {
       if (r.former().equals(release.former())) {
         ids.addAll(r.idsHeldUnder());
+        since = Math.max(since, r.sinceNanos()); // a failed release put back does not turn an entry's clock back
+        atOnce |= r.atOnce(); // a holder's release stays one sent as soon as the session is protected
       } else {
         updated.add(r);
       }
     }
     ids.addAll(release.idsHeldUnder());
-    updated.add(new Release(release.former(), release.sinceNanos(), release.atOnce(), List.copyOf(ids)));
+    updated.add(new Release(release.former(), since, atOnce, List.copyOf(ids)));
     return List.copyOf(updated);
   }
 
