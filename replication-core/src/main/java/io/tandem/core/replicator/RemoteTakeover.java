@@ -387,18 +387,6 @@ final class RemoteTakeover {
       return Acquisition.NOWHERE;
     }
     backups.claimedHere(id, heldAt); // the former holder's epoch: its late updates are refused here too
-    Optional<NodeId> holdersBuddy = holdersBuddy(holder);
-    CompletableFuture<Message> released = holdersBuddy.map(b -> transport.request(b,
-        new Message.Invalidate(id, heldAt, moved.version(), Message.InvalidateReason.RELEASED))).orElse(null);
-    if (released != null && onRequestThread) {
-      // Before the session is owned here: no Locate finds it here, nothing hands it on, until the answer came.
-      Optional<String> claimedThere = claimedThere(released, holdersBuddy.get(), moved, true);
-      if (claimedThere.isPresent()) {
-        LOG.log(Level.WARNING, "Session [{0}] was not installed from {1}: {2}", id, holder.value(), claimedThere.get());
-        return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
-            + " handed it here: " + claimedThere.get());
-      }
-    }
     // A request here asked for the session a moment ago: that is an access, on this node's clock. The copy's own
     // last-access time was stamped on the holder's clock, which may be minutes behind this one's: judged by it, the
     // session installed here expired at the next tick (soak seed 89654, docs/protocol.md 11.3.25).
@@ -408,10 +396,24 @@ final class RemoteTakeover {
       return promote.apply(id).map(Acquisition::found).orElseGet(() -> takenOverMeanwhile(id));
     }
     unknown.appeared(id);
-    if (released != null && !onRequestThread) {
-      // Nobody waits here: the verdict fences the session when it comes.
-      released.thenAccept(answer -> claimedThere(CompletableFuture.completedFuture(answer), holdersBuddy.get(), moved, false)
-          .ifPresent(why -> fence.accept(session, why)));
+    // Owned here before the release goes out: a holder's buddy that dropped its copy on it and a holder that then
+    // died leave this node's copy as the only one. Until the answer came, the session is served nowhere here.
+    Optional<NodeId> holdersBuddy = holdersBuddy(holder);
+    if (holdersBuddy.isPresent()) {
+      CompletableFuture<Message> released = transport.request(holdersBuddy.get(),
+          new Message.Invalidate(id, heldAt, moved.version(), Message.InvalidateReason.RELEASED));
+      if (onRequestThread) {
+        Optional<String> claimedThere = claimedThere(released, holdersBuddy.get(), moved, true);
+        if (claimedThere.isPresent()) {
+          fence.accept(session, claimedThere.get());
+          return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
+              + " handed it here: " + claimedThere.get());
+        }
+      } else {
+        // On the transport thread that read a late answer, which must not wait: the verdict fences when it comes.
+        released.thenAccept(answer -> claimedThere(CompletableFuture.completedFuture(answer), holdersBuddy.get(),
+            moved, false).ifPresent(why -> fence.accept(session, why)));
+      }
     }
     counters.sessionsMigratedIn.increment();
     releaseHolder.accept(session, holder);
