@@ -253,16 +253,17 @@ final class Handovers {
         CompletableFuture<Message> reply = asking.getValue();
         Message answer = reply.isDone() && !reply.isCompletedExceptionally() ? reply.join() : null;
         if (answer instanceof Message.LocateReply found) {
-          // The requester's own pending handover at the kept epoch is the one that gave this node the session: it
-          // handed the session here, asked for it back, and dropped the answer. Counted as an owner, it let both
-          // handovers go and lost the session (the simulation, seed 23362).
-          boolean handedHereByTheRequester = found.holding() == Message.LocateReply.Holding.UNCONFIRMED
-              && asking.getKey().equals(handover.requester) && found.epoch() == handover.heldEpoch;
+          // A pending handover at the kept epoch is the one that gave this node the session: whoever handed it here
+          // has not heard that it was held (the requester, which asked for it back and dropped the answer, seed
+          // 23362; or the node this one took it from, whose release was lost, soak seed 123609, docs/protocol.md
+          // 11.3.29). Counted as an owner, it let both handovers go and lost the session.
+          boolean handedHere = found.holding() == Message.LocateReply.Holding.UNCONFIRMED
+              && found.epoch() == handover.heldEpoch;
           requesterOwnsItAtTheKeptEpoch |= found.holding() == Message.LocateReply.Holding.PRIMARY
               && asking.getKey().equals(handover.requester) && found.epoch() == handover.heldEpoch;
           ownedElsewhere |= (found.holding() == Message.LocateReply.Holding.PRIMARY
               || found.holding() == Message.LocateReply.Holding.UNCONFIRMED) && found.epoch() >= handover.heldEpoch
-              && !handedHereByTheRequester;
+              && !handedHere;
         }
         if (!(answer instanceof Message.LocateReply found)) {
           everyoneAnswered = false;
