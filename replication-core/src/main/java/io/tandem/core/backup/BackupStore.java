@@ -404,8 +404,7 @@ public final class BackupStore {
   public OptionalLong endedAt(String id) {
     synchronized (stripe(id)) {
       Tombstone tombstone = tombstones.get(id);
-      boolean ended = tombstone != null && tombstone.ended()
-          && lifetimes.millis() - tombstone.atMillis() <= tombstoneTtl.toMillis();
+      boolean ended = tombstone != null && tombstone.ended() && live(tombstone);
       return ended ? OptionalLong.of(tombstone.epoch()) : OptionalLong.empty();
     }
   }
@@ -456,8 +455,7 @@ public final class BackupStore {
         return Optional.empty();
       }
       Tombstone refused = tombstones.get(id);
-      boolean claiming = refused != null && refused.epoch() >= held.epoch()
-          && lifetimes.millis() - refused.atMillis() <= tombstoneTtl.toMillis();
+      boolean claiming = refused != null && refused.epoch() >= held.epoch() && live(refused);
       boolean confirmed = held.owner().equals(asker) && !claiming;
       if (confirmed) {
         held.ownerConfirmed(lifetimes.millis());
@@ -475,8 +473,7 @@ public final class BackupStore {
   public boolean refuseUpToUnlessConfirmed(String id, long epoch, java.time.Duration lease) {
     synchronized (stripe(id)) {
       HeldBackup held = entries.get(id);
-      if (held != null && held.epoch() == epoch && held.ownerConfirmedAt() != HeldBackup.NEVER
-          && confirmedWithin(Math.max(0, lifetimes.millis() - held.ownerConfirmedAt()), lease)) {
+      if (held != null && held.epoch() == epoch && confirmedWithin(sinceOwnerConfirmed(held), lease)) {
         return false;
       }
       tombstone(id, epoch, false);
@@ -490,6 +487,17 @@ public final class BackupStore {
    */
   private static boolean confirmedWithin(long sinceMillis, java.time.Duration lease) {
     return sinceMillis <= lease.toMillis() + 1;
+  }
+
+  /** How long ago (lifetimes clock) {@code held}'s owner last had it confirmed here; {@link Long#MAX_VALUE} if never. */
+  private long sinceOwnerConfirmed(HeldBackup held) {
+    long at = held.ownerConfirmedAt();
+    return at == HeldBackup.NEVER ? Long.MAX_VALUE : Math.max(0, lifetimes.millis() - at);
+  }
+
+  /** Whether {@code tombstone} is within its lifetime. */
+  private boolean live(Tombstone tombstone) {
+    return lifetimes.millis() - tombstone.atMillis() <= tombstoneTtl.toMillis();
   }
 
   /** The backup of {@code id} as it is now; the snapshot never changes afterwards. */
@@ -527,8 +535,7 @@ public final class BackupStore {
       if (held == null || !held.owner().equals(owner) || held.epoch() != epoch || held.version() != version) {
         return Optional.empty();
       }
-      if (!lease.isZero() && held.ownerConfirmedAt() != HeldBackup.NEVER
-          && confirmedWithin(Math.max(0, lifetimes.millis() - held.ownerConfirmedAt()), lease)) {
+      if (!lease.isZero() && confirmedWithin(sinceOwnerConfirmed(held), lease)) {
         return Optional.empty();
       }
       return take(id); // the stripe's monitor is reentrant
@@ -668,10 +675,8 @@ public final class BackupStore {
 
   /** Under the entry's stripe: the snapshot it makes is cached in it. */
   private BackupEntry handOut(HeldBackup held) {
-    long now = lifetimes.millis();
-    long confirmed = held.ownerConfirmedAt();
-    return new BackupEntry(held.owner(), held.snapshot(), AccessVouch.of(held.accessArrivedAt(), now, clock.millis()),
-        confirmed == HeldBackup.NEVER ? Long.MAX_VALUE : Math.max(0, now - confirmed));
+    return new BackupEntry(held.owner(), held.snapshot(),
+        AccessVouch.of(held.accessArrivedAt(), lifetimes.millis(), clock.millis()), sinceOwnerConfirmed(held));
   }
 
   /**
