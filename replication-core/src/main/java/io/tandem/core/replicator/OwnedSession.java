@@ -47,12 +47,19 @@ public final class OwnedSession {
    * Reprotection}), so this bound does not apply to it.
    */
   private static final int MAX_FORMER_IDS = 4;
+  private static final CompletableFuture<Boolean> ENDED = CompletableFuture.completedFuture(true);
   private final int hash;
   @GuardedBy("this")
   private String id;
   /** See {@link #formerIds()}. */
   @GuardedBy("this")
   private final List<String> formerIds = new ArrayList<>(0);
+  /**
+   * Whether the buddy that last protected the session anew ended every former id (true), or refused or did not
+   * answer (false); pending while its answers are awaited. See {@link #formerIdsEnded()}.
+   */
+  @GuardedBy("this")
+  private CompletableFuture<Boolean> formerIdsEnded = ENDED;
   private final long epoch;
   @GuardedBy("this")
   private long version;
@@ -431,7 +438,21 @@ public final class OwnedSession {
     }
     boolean was = protectedVersion >= 0;
     protectedVersion = Math.max(protectedVersion, ackedVersion);
+    if (!was) {
+      // In the same step as the protection, so that no flush sees the session protected and the ends not yet asked.
+      formerIdsEnded = formerIds.isEmpty() ? ENDED : new CompletableFuture<>();
+    }
     return !was;
+  }
+
+  /**
+   * Whether the buddy that last protected this session anew ended each of its {@link #formerIds()}: a login's 200
+   * means its pre-login id is gone, and a buddy that answers that a former id is owned at a higher epoch elsewhere
+   * means it is not (docs/protocol.md 11.3.30). Completed by whoever {@link #markProtected} answered true for, once
+   * the buddy answered each end ({@link TransferOutcomes#tellIdsGivenUp}); already true without former ids.
+   */
+  synchronized CompletableFuture<Boolean> formerIdsEnded() {
+    return formerIdsEnded;
   }
 
   /**

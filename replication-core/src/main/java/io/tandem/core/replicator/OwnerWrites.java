@@ -253,7 +253,7 @@ final class OwnerWrites {
         Message answer = awaitReply(session, attempt, settleDeadline);
         Optional<FlushOutcome> decided = decide(session, attempt.to(), answer);
         if (decided.isPresent()) {
-          return decided.get();
+          return decided.get() == FlushOutcome.REPLICATED ? formerIdsEnded(session, settleDeadline) : decided.get();
         }
         failure = answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.GAP
             || answer instanceof Message.Nack unknown && unknown.reason() == Message.Nack.Reason.UNKNOWN_SESSION
@@ -292,7 +292,7 @@ final class OwnerWrites {
       if (again.isEmpty()) {
         return engine.buddy() == null && !engine.aloneInView()
             ? awaitBuddyOrSolitude(session, attempt.version(), settleDeadline)
-            : settledWithoutResend(session, attempt.version());
+            : settledWithoutResend(session, attempt.version(), settleDeadline);
       }
       attempt = again.get();
     }
@@ -404,7 +404,8 @@ final class OwnerWrites {
       long viewSeen = views.current();
       if (engine.buddy() != null || engine.aloneInView()) {
         Optional<OwnedSession.InFlight> attempt = resend(session, version);
-        return attempt.isPresent() ? awaitConfirmed(session, attempt.get(), deadline) : settledWithoutResend(session, version);
+        return attempt.isPresent() ? awaitConfirmed(session, attempt.get(), deadline)
+            : settledWithoutResend(session, version, deadline);
       }
       long left = deadline - ticker.read();
       if (left <= 0) {
@@ -420,7 +421,8 @@ final class OwnerWrites {
   }
 
   /** Why {@link #resend} had nothing to send, as the flush's outcome. */
-  private FlushOutcome settledWithoutResend(OwnedSession session, long version) {
+  private FlushOutcome settledWithoutResend(OwnedSession session, long version, long deadline) {
+    boolean replicated;
     synchronized (session) {
       if (session.isFenced()) {
         return FlushOutcome.FENCED;
@@ -428,15 +430,43 @@ final class OwnerWrites {
       if (session.isGone()) {
         return FlushOutcome.NOTHING; // ended meanwhile: the invalidation decides what the client is told
       }
-      if (session.isProtectedAt(version)) {
-        return FlushOutcome.REPLICATED;
-      }
-      if (engine.aloneInView()) {
+      replicated = session.isProtectedAt(version);
+      if (!replicated && engine.aloneInView()) {
         owned.markUnprotected(session);
         return FlushOutcome.NO_BUDDY;
       }
     }
+    if (replicated) {
+      return formerIdsEnded(session, deadline); // outside the session's lock: it waits for the buddy's answers
+    }
     return unconfirmed(session, NO_BUDDY_IN_A_VIEW_OF_SEVERAL);
+  }
+
+  /**
+   * The flush's changes are on the buddy: REPLICATED once that buddy also ended each id the session gave up at a
+   * login, if it protected the session anew (see {@link OwnedSession#formerIdsEnded}); FENCED when it holds one of
+   * them at a higher epoch, UNCONFIRMED when it did not answer. Waits until {@code deadline}, and at least one
+   * {@code ackTimeout}: the ends went out just now, after the acknowledgement the wait was spent on.
+   */
+  private FlushOutcome formerIdsEnded(OwnedSession session, long deadline) {
+    CompletableFuture<Boolean> ended = session.formerIdsEnded();
+    if (Boolean.TRUE.equals(ended.getNow(false))) {
+      return FlushOutcome.REPLICATED;
+    }
+    try {
+      long wait = Math.max(deadline - ticker.read(), config.ackTimeout().toNanos());
+      if (waiter.await(ended, wait)) {
+        return FlushOutcome.REPLICATED;
+      }
+    } catch (TimeoutException | ExecutionException e) {
+      // not confirmed: as a refusal
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (session.isFenced()) {
+      return FlushOutcome.FENCED;
+    }
+    return unconfirmed(session, "its buddy did not confirm the end of the ids it had before a login");
   }
 
   private Failure timedOut(OwnedSession session, NodeId to) {

@@ -206,13 +206,20 @@ final class Quarantine {
     return isSuspect(mine) || leaseRanOut(mine) ? confirm(mine) : Admission.ADMITTED;
   }
 
-  /** Whether {@code session} was confirmed on a member's copy and that confirmation ran out (see {@code leasedUntil}). */
+  /**
+   * Whether {@code session} was confirmed on a member's copy and that confirmation ran out (see {@code leasedUntil});
+   * in quarantine, also whether it holds no lease at all. A session that became owned here after the pause (created
+   * by the first request the node ran on waking) is no suspect, but its buddy's view may be dropping this node just
+   * as much: it adopts the copy a moment after acknowledging it, and this node served its own, older, copy from then
+   * on (the simulation, seed 134448; docs/protocol.md 11.3.31). In quarantine every owned session is served on a
+   * lease, which only a holder's confirmation gives.
+   */
   private boolean leaseRanOut(OwnedSession session) {
-    if (leasedUntil.isEmpty()) {
+    if (leasedUntil.isEmpty() && !pauses.quarantined()) {
       return false;
     }
     Long until = leasedUntil.get(session);
-    return until != null && ticker.read() - until >= 0;
+    return until == null ? pauses.quarantined() : ticker.read() - until >= 0;
   }
 
   /**

@@ -6,7 +6,9 @@ import io.tandem.core.spi.NodeId;
 import io.tandem.core.spi.Transport;
 import io.tandem.core.wire.Message;
 import io.tandem.core.wire.Message.InvalidateReason;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
 /**
@@ -87,12 +89,38 @@ final class TransferOutcomes implements StateTransfer.Callbacks {
 
   /**
    * The buddy {@code to} holds a copy of the session again (a bulk ack here, or a flush: see {@link
-   * OwnerWrites.Engine#protectedAnew}): each id the session gave up ended, for good.
+   * OwnerWrites.Engine#protectedAnew}): each id the session gave up ended, for good. Its answers complete the session's
+   * {@link OwnedSession#formerIdsEnded()}, which a flush awaits before it answers: a buddy that holds a former id at a
+   * higher epoch (the pre-login session, adopted there while this node was out of its view) means the cluster moved on
+   * from this copy, which is fenced; a login answered 200 would have left the abandoned id alive (docs/protocol.md
+   * 11.3.30).
    */
   void tellIdsGivenUp(OwnedSession session, NodeId to) {
-    for (String given : session.formerIds()) {
-      transport.request(to, new Message.Invalidate(given, session.epoch(), session.version(), InvalidateReason.INVALIDATED));
+    List<String> given = session.formerIds();
+    CompletableFuture<Boolean> ended = session.formerIdsEnded();
+    List<CompletableFuture<Boolean>> answers = new ArrayList<>(given.size());
+    for (String id : given) {
+      answers.add(transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(),
+          InvalidateReason.INVALIDATED)).handle((reply, failure) -> endedThere(session, to, id, reply, failure)));
     }
+    CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+        .thenRun(() -> ended.complete(answers.stream().allMatch(CompletableFuture::join)));
     protectedAnew.accept(session, to);
+  }
+
+  /** Whether {@code to}'s answer to the end of former id {@code id} means it is gone there; fences when it is not. */
+  private boolean endedThere(OwnedSession session, NodeId to, String id, Message reply, Throwable failure) {
+    if (reply instanceof Message.Ack || reply instanceof Message.Nack nack
+        && (nack.reason() == Message.Nack.Reason.INVALIDATED || nack.reason() == Message.Nack.Reason.UNKNOWN_SESSION)) {
+      return true; // ended there now, or already
+    }
+    if (reply instanceof Message.Nack stale && stale.reason() == Message.Nack.Reason.STALE_EPOCH) {
+      fence.accept(session, "buddy " + to.value() + " holds its former id [" + id + "] at a higher epoch: "
+          + stale.detail());
+      return false;
+    }
+    log.warn("former-id:" + to, "Buddy " + to.value() + " did not end former id [" + id + "] of session ["
+        + session.id() + "]: " + (failure != null ? failure : reply));
+    return false;
   }
 }

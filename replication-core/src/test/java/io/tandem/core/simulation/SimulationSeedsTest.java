@@ -378,6 +378,29 @@ class SimulationSeedsTest {
     assertThat(scrambled(123609)).doesNotContain(Checker.Kind.LOST_SESSION);
   }
 
+  /**
+   * 11.3.30: a login on an owner the buddy's view had dropped; the buddy adopted the pre-login session at the next
+   * epoch, then, the owner back in its view, stored the copy under the new id and answered the old id's end {@code
+   * STALE_EPOCH}, which nobody read: the login was answered 200 and the buddy served the abandoned id. Such a flush now
+   * waits for those answers, and a refusal fences ({@code LoginWhileTheBuddyOwnsThePreLoginIdTest}). Fail at ca5ba00.
+   */
+  @Test
+  void loginWhoseOldIdTheBuddyOwnsAtAHigherEpoch_isNotAcknowledged_seeds153020and130823() {
+    assertThat(scrambled(153020)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
+    assertThat(scrambled(130823)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
+  }
+
+  /**
+   * 11.3.31: the first request a node ran on waking from a pause created a session; its buddy acknowledged it, then
+   * dropped the node and adopted the copy, while the node served reads of its own (the session, created after the
+   * pause, was no suspect). In quarantine every owned session is served on a lease ({@code
+   * SessionCreatedAfterAPauseTest}). Fails at ca5ba00.
+   */
+  @Test
+  void sessionCreatedOnWakingFromAPause_isServedOnALease_seed134448() {
+    assertThat(scrambled(134448)).doesNotContain(Checker.Kind.LOST_WRITE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
