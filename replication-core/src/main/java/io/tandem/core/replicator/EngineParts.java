@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -125,7 +126,7 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
         migrations::migrateOut, quarantine::isSuspect, ring::isMember, unknown::appeared, counters, log,
         migrations);
     this.handoff = new GracefulHandoff(local, transport, owned, rules, config.stateTransferBatchBytes(), counters, log,
-        quarantine::forget, ticker, runtime.waiter());
+        session -> quarantine.forget(session, session.id()), ticker, runtime.waiter());
 
     // A view change, under the ring lock: the quarantine hears of the view (after UnknownSessions, which RingTracker
     // tells itself); then, if the buddy changed, every owned session is re-protected. Adoption follows, outside the
@@ -259,7 +260,7 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
 
   @Override
   public void ended(OwnedSession session) {
-    quarantine.forget(session.id());
+    quarantine.forget(session, session.id());
     // Invalidation wins here too: no copy of this session at this epoch or older is stored or taken back in here from
     // now on, nor handed to a member that asks (see Migrations). A copy this node still held of it (the backup it kept
     // when it took the session over) goes now: handed off or adopted later, it brought the ended session back
@@ -283,8 +284,8 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
   }
 
   @Override
-  public void protectedAnew(OwnedSession session, NodeId to) {
-    outcomes.tellIdsGivenUp(session, to);
+  public void protectedAnew(OwnedSession session, NodeId to, CompletableFuture<Boolean> formerIdsEnded) {
+    outcomes.tellIdsGivenUp(session, to, formerIdsEnded);
   }
 
   @Override

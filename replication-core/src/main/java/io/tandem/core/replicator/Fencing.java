@@ -57,7 +57,7 @@ final class Fencing {
   void retire(OwnedSession session, String reason) {
     owned.retire(session);
     migrations.fencedHere(session.id());
-    quarantine.forget(session.id());
+    quarantine.forget(session, session.id());
     counters.sessionsFenced.increment();
     LOG.log(Level.WARNING, "Session [{0}] is owned by another node now; dropping it here ({1})", session.id(), reason);
     listener.sessionFenced(session.id(), reason);

@@ -44,12 +44,12 @@ final class GracefulHandoff {
   private final ReplicationCounters counters;
   private final RateLimitedLog log;
   /** Called for each session let go of: nothing is left to confirm after a pause. */
-  private final Consumer<String> letGo;
+  private final Consumer<OwnedSession> letGo;
   private final Ticker ticker;
   private final Waiter waiter;
 
   GracefulHandoff(NodeId local, Transport transport, OwnedSessions owned, FlushRules rules, long batchBytes,
-      ReplicationCounters counters, RateLimitedLog log, Consumer<String> letGo, Ticker ticker, Waiter waiter) {
+      ReplicationCounters counters, RateLimitedLog log, Consumer<OwnedSession> letGo, Ticker ticker, Waiter waiter) {
     this.local = local;
     this.transport = transport;
     this.owned = owned;
@@ -118,7 +118,7 @@ final class GracefulHandoff {
       }
       for (OwnedSession session : sessions) {
         owned.retire(session);
-        letGo.accept(session.id());
+        letGo.accept(session);
       }
       counters.sessionsHandedOff.add(sessions.size());
       return sessions.size();

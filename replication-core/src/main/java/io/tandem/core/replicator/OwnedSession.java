@@ -32,7 +32,7 @@ import java.util.concurrent.CompletableFuture;
  * request ran. Outside this package it is opaque.
  *
  * <p>Implementation notes: every field is guarded by {@code this} (the session lock), except that {@code fenced},
- * {@code gone} and {@code protectedVersion} are also volatile: they are written under the lock (where they are
+ * {@code gone}, {@code protectedVersion} and {@code formerIdsEnded} are also volatile: they are written under the lock (where they are
  * checked and changed together with the rest) and read without it by {@link #isActive()}, {@link
  * #isProtectedWithoutLock()} and friends, so a request asks whether its session is still owned here, and an ack of a
  * protected session is counted, without taking the lock. The engine holds the lock from reading the buddy and
@@ -58,8 +58,8 @@ public final class OwnedSession {
    * Whether the buddy that last protected the session anew ended every former id (true), or refused or did not
    * answer (false); pending while its answers are awaited. See {@link #formerIdsEnded()}.
    */
-  @GuardedBy("this")
-  private CompletableFuture<Boolean> formerIdsEnded = ENDED;
+  @GuardedBy("this") // for writes; volatile for formerIdsEnded(), read on every flush
+  private volatile CompletableFuture<Boolean> formerIdsEnded = ENDED;
   private final long epoch;
   @GuardedBy("this")
   private long version;
@@ -432,26 +432,29 @@ public final class OwnedSession {
   }
 
   /** The buddy acknowledged {@code ackedVersion}. Returns true when the session just became protected. */
-  synchronized boolean markProtected(long ackedVersion) {
+  synchronized CompletableFuture<Boolean> markProtected(long ackedVersion) {
     if (fenced || gone) {
-      return false;
+      return null;
     }
     boolean was = protectedVersion >= 0;
     protectedVersion = Math.max(protectedVersion, ackedVersion);
-    if (!was) {
-      // In the same step as the protection, so that no flush sees the session protected and the ends not yet asked.
-      formerIdsEnded = formerIds.isEmpty() ? ENDED : new CompletableFuture<>();
+    if (was) {
+      return null;
     }
-    return !was;
+    // In the same step as the protection, so that no flush sees the session protected and the ends not yet asked;
+    // handed to the caller, which alone completes it (a later protection opens another).
+    formerIdsEnded = formerIds.isEmpty() ? ENDED : new CompletableFuture<>();
+    return formerIdsEnded;
   }
 
   /**
    * Whether the buddy that last protected this session anew ended each of its {@link #formerIds()}: a login's 200
    * means its pre-login id is gone, and a buddy that answers that a former id is owned at a higher epoch elsewhere
-   * means it is not (docs/protocol.md 11.3.30). Completed by whoever {@link #markProtected} answered true for, once
-   * the buddy answered each end ({@link TransferOutcomes#tellIdsGivenUp}); already true without former ids.
+   * means it is not (docs/protocol.md 11.3.30). Completed by the caller {@link #markProtected} handed it to, once the
+   * buddy answered each end ({@link TransferOutcomes#tellIdsGivenUp}); already true without former ids.
    */
-  synchronized CompletableFuture<Boolean> formerIdsEnded() {
+  @SuppressWarnings("GuardedBy") // volatile: written under the lock with the protection, read without it
+  CompletableFuture<Boolean> formerIdsEnded() {
     return formerIdsEnded;
   }
 

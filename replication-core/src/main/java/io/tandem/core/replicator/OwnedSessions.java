@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -72,12 +73,16 @@ final class OwnedSessions {
   }
 
   /** Returns whether the session was unprotected until now (a buddy holds a copy of it again). */
-  boolean markProtected(OwnedSession session, long version) {
-    if (session.markProtected(version)) {
+  /**
+   * Records that the buddy holds {@code version} or later. Returns null unless the session was unprotected until now;
+   * then the future its former ids' ends complete ({@link OwnedSession#formerIdsEnded}), for the caller to complete.
+   */
+  CompletableFuture<Boolean> markProtected(OwnedSession session, long version) {
+    CompletableFuture<Boolean> anew = session.markProtected(version);
+    if (anew != null) {
       decrementUnprotected();
-      return true;
     }
-    return false;
+    return anew;
   }
 
   void markUnprotected(OwnedSession session) {

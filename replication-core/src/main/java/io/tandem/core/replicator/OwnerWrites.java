@@ -91,7 +91,7 @@ final class OwnerWrites {
      * under an id a login gave up meanwhile (it was out of the view, or not the buddy, at the login), which it must
      * drop (docs/protocol.md 11.2).
      */
-    void protectedAnew(OwnedSession session, NodeId to);
+    void protectedAnew(OwnedSession session, NodeId to, CompletableFuture<Boolean> formerIdsEnded);
 
     /**
      * Whether this node was paused (or cut off) since the session was last confirmed, so that another node may own
@@ -335,8 +335,9 @@ final class OwnerWrites {
     if (answer instanceof Message.Ack ack) {
       counters.acks.increment();
       if (to.equals(engine.buddy())) {
-        if (owned.markProtected(session, ack.version())) {
-          engine.protectedAnew(session, to);
+        CompletableFuture<Boolean> anew = owned.markProtected(session, ack.version());
+        if (anew != null) {
+          engine.protectedAnew(session, to, anew);
         }
       }
       return Optional.of(FlushOutcome.REPLICATED);

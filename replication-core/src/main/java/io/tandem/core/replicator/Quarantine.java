@@ -167,11 +167,14 @@ final class Quarantine {
     return pauses.anySuspect() && pauses.isSuspect(session.id());
   }
 
-  /** {@code id} is no longer owned here: nothing left to confirm. */
-  void forget(String id) {
+  /**
+   * {@code session} is no longer owned here: nothing left to confirm. Its lease goes by the session itself, the map's
+   * key: reading each leased session's id would take its monitor, which the caller may hold on another session.
+   */
+  void forget(OwnedSession session, String id) {
     pauses.cleared(id);
     if (!leasedUntil.isEmpty()) {
-      leasedUntil.keySet().removeIf(session -> session.id().equals(id));
+      leasedUntil.remove(session);
     }
   }
 
@@ -326,6 +329,7 @@ final class Quarantine {
       }
     }
     if (pauses.liftIfSettled(othersIn(current) || lastSurvivor)) {
+      leasedUntil.clear(); // once the views settled, a confirmation is for good (see confirm)
       LOG.log(Level.INFO, "Node {0}: quarantine lifted in {1}", local.value(), current);
       engine.adoptAbsentOwners(current);
     }

@@ -48,8 +48,11 @@ final class TransferOutcomes implements StateTransfer.Callbacks {
   @Override
   public void protectedAt(OwnedSession session, NodeId to, long version) {
     counters.acks.increment();
-    if (to.equals(ring.buddy()) && owned.markProtected(session, version)) {
-      tellIdsGivenUp(session, to);
+    if (to.equals(ring.buddy())) {
+      CompletableFuture<Boolean> anew = owned.markProtected(session, version);
+      if (anew != null) {
+        tellIdsGivenUp(session, to, anew);
+      }
     }
   }
 
@@ -95,16 +98,19 @@ final class TransferOutcomes implements StateTransfer.Callbacks {
    * from this copy, which is fenced; a login answered 200 would have left the abandoned id alive (docs/protocol.md
    * 11.3.30).
    */
-  void tellIdsGivenUp(OwnedSession session, NodeId to) {
+  void tellIdsGivenUp(OwnedSession session, NodeId to, CompletableFuture<Boolean> ended) {
     List<String> given = session.formerIds();
-    CompletableFuture<Boolean> ended = session.formerIdsEnded();
+    if (given.isEmpty()) {
+      protectedAnew.accept(session, to);
+      return; // and {@code ended} is complete already
+    }
     List<CompletableFuture<Boolean>> answers = new ArrayList<>(given.size());
     for (String id : given) {
       answers.add(transport.request(to, new Message.Invalidate(id, session.epoch(), session.version(),
           InvalidateReason.INVALIDATED)).handle((reply, failure) -> endedThere(session, to, id, reply, failure)));
     }
-    CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
-        .thenRun(() -> ended.complete(answers.stream().allMatch(CompletableFuture::join)));
+    CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).whenComplete((all, failure) ->
+        ended.complete(failure == null && answers.stream().allMatch(CompletableFuture::join)));
     protectedAnew.accept(session, to);
   }
 

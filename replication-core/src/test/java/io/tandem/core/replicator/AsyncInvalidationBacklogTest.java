@@ -151,7 +151,10 @@ class AsyncInvalidationBacklogTest {
     public void idGivenUp(OwnedSession s, String oldId) {}
 
     @Override
-    public void protectedAnew(OwnedSession s, io.tandem.core.spi.NodeId to) {}
+    public void protectedAnew(OwnedSession s, io.tandem.core.spi.NodeId to,
+        java.util.concurrent.CompletableFuture<Boolean> formerIdsEnded) {
+      formerIdsEnded.complete(true); // no member holds a former id here
+    }
 
     @Override
     public boolean suspect(OwnedSession s) {
