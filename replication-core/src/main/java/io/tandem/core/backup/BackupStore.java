@@ -259,6 +259,8 @@ public final class BackupStore {
         }
         if (touch.lastAccessedTime() > h.metadata().lastAccessedTime()) {
           h.touch(touch.lastAccessedTime(), lifetimes.millis());
+        } else {
+          h.heard(lifetimes.millis()); // accessed all the same: a stamp behind the held one is the owner's clock stepping back
         }
         touchesApplied.increment();
       }
@@ -599,7 +601,8 @@ public final class BackupStore {
     for (String id : entries.keySet()) {
       synchronized (stripe(id)) {
         HeldBackup entry = entries.get(id);
-        if (entry != null && !ownerAlive.test(entry.owner()) && entry.metadata().isExpiredAt(now, graceMillis)) {
+        if (entry != null && !ownerAlive.test(entry.owner()) && entry.metadata().isExpiredAt(now, graceMillis)
+            && entry.idleLocallyFor(age, graceMillis)) {
           remove(id);
           tombstone(id, entry.epoch(), true);
           expired.add(id);

@@ -45,6 +45,12 @@ final class HeldBackup {
    * after a pause, or {@link #NEVER}: see {@link BackupStore#confirmToOwner}.
    */
   private long ownerConfirmedAt = NEVER;
+  /**
+   * When (on the store's lifetimes clock) the owner last sent anything of this copy: the copy, an update or a touch.
+   * An access on the owner reaches the buddy within the touch lag, so a copy idle by its owner's stamps is idle by
+   * this too, unless the two hosts' clocks disagree: see {@link #idleLocallyFor}.
+   */
+  private long heardAt;
 
   /** {@link #ownerConfirmedAt} of a copy whose owner never had it confirmed here. */
   static final long NEVER = Long.MIN_VALUE;
@@ -54,6 +60,7 @@ final class HeldBackup {
    * @param now the store's lifetimes clock
    */
   HeldBackup(NodeId owner, SessionSnapshot s, HeldBackup before, long now) {
+    this.heardAt = now;
     this.accessArrivedAt = before == null ? AccessVouch.NOT_SEEN
         : s.metadata().lastAccessedTime() > before.metadata.lastAccessedTime() ? now : before.accessArrivedAt;
     this.ownerConfirmedAt = before != null && before.owner.equals(owner) ? before.ownerConfirmedAt : NEVER;
@@ -123,6 +130,17 @@ final class HeldBackup {
     return accessArrivedAt;
   }
 
+  /**
+   * Whether nothing of this copy arrived for its whole inactive interval plus {@code graceMillis}, on this host's
+   * lifetimes clock ({@code now}): an owner's last-access stamps are on its own time of day, which may be minutes
+   * off this host's (an NTP step), and judged by this host's clock alone, a copy its owner had touched a moment ago
+   * looked expired here (the simulation, seed 225828; docs/protocol.md 11.3.33).
+   */
+  boolean idleLocallyFor(long now, long graceMillis) {
+    int interval = metadata.maxInactiveIntervalSeconds();
+    return interval > 0 && now - heardAt >= interval * 1000L + graceMillis;
+  }
+
   long ownerConfirmedAt() {
     return ownerConfirmedAt;
   }
@@ -137,6 +155,7 @@ final class HeldBackup {
    * @param now the store's lifetimes clock
    */
   void applyDelta(long newVersion, SessionMetadata newMetadata, Map<String, Blob> set, Set<String> removed, long now) {
+    heardAt = now;
     if (!ownMap) {
       attributes = new HashMap<>(attributes); // the one copy: the snapshot's map is immutable
       ownMap = true;
@@ -170,7 +189,13 @@ final class HeldBackup {
    *
    * @param now the store's lifetimes clock
    */
+  /** The owner sent a touch of this copy whose stamp is not newer than the held one ({@link #heardAt}). */
+  void heard(long now) {
+    heardAt = now;
+  }
+
   void touch(long lastAccessedTime, long now) {
+    heardAt = now;
     metadata = metadata.withLastAccessedTime(lastAccessedTime);
     accessArrivedAt = now;
     if (snapshot != null) { // the handed-out map is immutable: the new snapshot shares it

@@ -49,6 +49,9 @@ final class IncomingRequests {
 
     /** Whether this node handed {@code id} to another member within the last SYNC wait. */
     boolean justHanded(String id);
+
+    /** Whether this node's copy of {@code id} at {@code epoch} gives way to {@code from}'s: see {@link RemoteTakeover#yieldsTo}. */
+    boolean yieldsTo(NodeId from, String id, long epoch);
   }
 
   IncomingRequests(
@@ -103,7 +106,7 @@ final class IncomingRequests {
       // The new owner of a session handed out from here releases (or ends) this node's copy once it is protected.
       handingOut.heldBy(from, invalidate.sessionId(), invalidate.epoch(),
           invalidate.reason() != Message.InvalidateReason.RELEASED);
-      return ownedHere(invalidate.sessionId(), invalidate.epoch()).orElseGet(() -> backups.invalidate(from, invalidate));
+      return ownedHere(from, invalidate.sessionId(), invalidate.epoch()).orElseGet(() -> backups.invalidate(from, invalidate));
     }
     if (request instanceof Message.IdChange change) {
       appeared.accept(change.newId());
@@ -153,7 +156,7 @@ final class IncomingRequests {
 
   /** {@link #store}'s refusal, or null when the update is to be applied. */
   private Message refusedHere(NodeId from, String id, long epoch) {
-    Optional<Message> owner = ownedHere(id, epoch);
+    Optional<Message> owner = ownedHere(from, id, epoch);
     if (owner.isPresent()) {
       return owner.get();
     }
@@ -240,7 +243,7 @@ final class IncomingRequests {
    * with every member first (the quarantine's tick, or the next request for it) and drops it if the owner holds the
    * session, after which the owner's next update is stored here as a backup.
    */
-  private Optional<Message> ownedHere(String id, long epoch) {
+  private Optional<Message> ownedHere(NodeId from, String id, long epoch) {
     Optional<OwnedSession> mine = owned.get(id);
     if (mine.isEmpty()) {
       return Optional.empty();
@@ -248,6 +251,11 @@ final class IncomingRequests {
     OwnedSession session = mine.get();
     if (session.epoch() < epoch) {
       fence.accept(session, "another node owns it at epoch " + epoch + " (this node had epoch " + session.epoch() + ")");
+      return owned.get(id).filter(still -> still.epoch() >= epoch).map(still -> refusal(id, still)); // empty once fenced
+    }
+    if (session.epoch() == epoch && handingOut.yieldsTo(from, id, epoch)) {
+      fence.accept(session, from.value() + ", the buddy of the member that handed it here, adopted it at epoch " + epoch
+          + " before this node's release reached it");
       return owned.get(id).filter(still -> still.epoch() >= epoch).map(still -> refusal(id, still)); // empty once fenced
     }
     if (unconfirmed.test(id)) {

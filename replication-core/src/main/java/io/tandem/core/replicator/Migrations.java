@@ -499,6 +499,12 @@ final class Migrations implements IncomingRequests.HandingOut {
     return justHanded.contains(id);
   }
 
+  /** See {@link RemoteTakeover#yieldsTo}. */
+  @Override
+  public boolean yieldsTo(NodeId from, String id, long epoch) {
+    return remote.yieldsTo(from, id, epoch);
+  }
+
   /** How many sessions handed out are not yet known to be held by their requesters. */
   int handoversUndecided() {
     return handovers.undecided();

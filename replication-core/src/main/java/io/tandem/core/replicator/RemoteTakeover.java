@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -89,6 +90,14 @@ final class RemoteTakeover {
   private final java.util.function.BiConsumer<OwnedSession, String> fence;
   /** Times a migration's answer against the holder's wait before it decides its handover ({@link Handovers}). */
   private final Ticker ticker;
+  /**
+   * The releases of a holder's buddy this node sent for sessions it installed, by session id, until their answers
+   * came (or, on a request's thread, until it stopped waiting for one). See {@link #yieldsTo}.
+   */
+  private final Map<String, Release> releasing = new ConcurrentHashMap<>();
+
+  /** A release of {@code buddy}'s copy of {@code session}, installed here at {@code version}. */
+  private record Release(NodeId buddy, OwnedSession session, long version) {}
 
   /** The time of day, which session times are on: an installed copy's last access is set by it. */
   private final java.time.InstantSource clock;
@@ -400,10 +409,14 @@ final class RemoteTakeover {
     // died leave this node's copy as the only one. Until the answer came, the session is served nowhere here.
     Optional<NodeId> holdersBuddy = holdersBuddy(holder);
     if (holdersBuddy.isPresent()) {
+      Release release = new Release(holdersBuddy.get(), session, moved.version());
+      releasing.put(id, release);
       CompletableFuture<Message> released = transport.request(holdersBuddy.get(),
           new Message.Invalidate(id, heldAt, moved.version(), Message.InvalidateReason.RELEASED));
+      released.whenComplete((answer, failure) -> releasing.remove(id, release));
       if (onRequestThread) {
         Optional<String> claimedThere = claimedThere(released, holdersBuddy.get(), moved, true);
+        releasing.remove(id, release); // served from now on: what it acknowledges must not be yielded
         if (claimedThere.isPresent()) {
           fence.accept(session, claimedThere.get());
           return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
@@ -420,6 +433,20 @@ final class RemoteTakeover {
     stateTransfer.enqueue(session);
     LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
     return Acquisition.found(session.snapshot(rules));
+  }
+
+  /**
+   * Whether this node, owning {@code id} at {@code epoch}, must let go of it for the copy {@code from} sends at that
+   * epoch: {@code from} is the holder's buddy this node's release of {@code id} has not reached yet, and it could only
+   * hold the session at this epoch by adopting its copy, its owner dead, before the release came; the release's
+   * answer ({@code STALE_EPOCH}) would fence this node's copy a moment later, while its refusal of that buddy's copy
+   * fenced the buddy's: both let go, and the session was found nowhere (soak seed 217382, docs/protocol.md 11.3.32).
+   * Only while nothing was written here since the session was installed: what this node acknowledged is never yielded.
+   */
+  boolean yieldsTo(NodeId from, String id, long epoch) {
+    Release release = releasing.get(id);
+    return release != null && release.buddy().equals(from) && release.session().epoch() == epoch
+        && release.session().version() == release.version();
   }
 
   /**

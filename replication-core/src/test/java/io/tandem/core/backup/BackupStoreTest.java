@@ -241,4 +241,23 @@ class BackupStoreTest {
     clock.advance(Duration.ofSeconds(1));
     assertThat(store.expireOrphans(id -> false, 30_000)).containsExactly("orphan");
   }
+
+  /**
+   * Soak seed 225828 (docs/protocol.md 11.3.33): the owner's clock was minutes behind this host's (NTP steps on
+   * both), so a copy it had written to a moment ago carried last-access stamps older than its inactive interval by
+   * this host's time of day; its owner out of the view, the copy was expired as an orphan and remembered as ended, and
+   * the owner, asking after its quarantine, dropped the only other copy. A copy is idle only if nothing of it arrived
+   * for that long here too.
+   */
+  @Test
+  void expireOrphans_ofACopyStampedByAnOwnerWhoseClockIsBehind_waitsForItsIdleTimeHere() {
+    long ownersTimeOfDay = clock.millis() - Duration.ofMinutes(40).toMillis();
+    store.applyFull(OTHER, new SessionSnapshot("skewed", 1, 1, SessionMetadata.created(ownersTimeOfDay, 60), Map.of()));
+
+    assertThat(store.expireOrphans(id -> false, 30_000)).as("written to a moment ago").isEmpty();
+    clock.advance(Duration.ofSeconds(60 + 29));
+    assertThat(store.expireOrphans(id -> false, 30_000)).isEmpty();
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(store.expireOrphans(id -> false, 30_000)).containsExactly("skewed");
+  }
 }

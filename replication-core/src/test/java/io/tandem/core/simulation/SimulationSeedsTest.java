@@ -401,6 +401,30 @@ class SimulationSeedsTest {
     assertThat(scrambled(134448)).doesNotContain(Checker.Kind.LOST_WRITE);
   }
 
+  /**
+   * 11.3.32: n2 migrated a session in from n3 and released n3's buddy n1, slowly; n3 died, n1 adopted at n2's epoch
+   * and sent its copy to n2, which refused it (fencing n1), and the release's answer then fenced n2: the session was
+   * found nowhere. A copy from the holder's buddy at the epoch of a release not yet answered makes the requester give
+   * way while it has written nothing ({@code HoldersBuddyCopyReachingTheRequesterBeforeItsReleaseTest}). Fails at
+   * 818c476.
+   */
+  @Test
+  void holdersBuddyCopyBeforeTheReleaseWasAnswered_theRequesterGivesWay_seed217382() {
+    assertThat(scrambled(217382)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
+  /**
+   * 11.3.33: two nodes whose clocks NTP had stepped half an hour apart; the buddy, its owner out of its view, judged a
+   * copy written a moment before idle by the owner's last-access stamps and its own time of day, expired it as an
+   * orphan and remembered it as ended; the owner, asking after its quarantine, dropped the only other copy. A copy is
+   * idle only if nothing of it arrived for as long on the buddy's own clock ({@code BackupStoreTest}). Fails at
+   * 818c476.
+   */
+  @Test
+  void copyStampedByAnOwnerWhoseClockIsBehind_isNotExpiredAsIdle_seed225828() {
+    assertThat(scrambled(225828)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
