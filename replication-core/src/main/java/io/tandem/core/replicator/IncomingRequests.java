@@ -47,8 +47,8 @@ final class IncomingRequests {
     /** The copy of {@code id} this node handed out and still keeps, if it is being handed out. */
     Optional<SessionSnapshot> handing(String id);
 
-    /** Whether this node handed {@code id} to another member within the last SYNC wait. */
-    boolean justHanded(String id);
+    /** The epoch at which this node handed {@code id} to another member, if it did within the last SYNC wait. */
+    OptionalLong justHandedAt(String id);
 
     /** Whether this node's copy of {@code id} at {@code epoch} gives way to {@code from}'s: see {@link RemoteTakeover#yieldsTo}. */
     boolean yieldsTo(NodeId from, String id, long epoch);
@@ -223,11 +223,14 @@ final class IncomingRequests {
     if (ended.isPresent()) {
       return new Message.LocateReply(id, Message.LocateReply.Holding.ENDED, ended.getAsLong(), 0);
     }
-    if (handingOut.justHanded(id)) {
+    OptionalLong handedAt = handingOut.justHandedAt(id);
+    if (handedAt.isPresent()) {
       // Handed to another member a moment ago, and held there: but a Locate that reached that member while its
       // migration was in flight was answered "none" there too, and "none" from every member let the asker start an
-      // empty session in its place (soak seed 74073, docs/protocol.md 11.3.24). It exists: ask again.
-      return new Message.LocateReply(id, Message.LocateReply.Holding.UNCONFIRMED, 0, 0);
+      // empty session in its place (soak seed 74073, docs/protocol.md 11.3.24). It exists: ask again. At the epoch it
+      // was handed at: a former holder deciding its own handover took a bare "unconfirmed" for nobody above it and took
+      // the session back, beside the member it went on to (soak seed 175377, 11.3.35).
+      return new Message.LocateReply(id, Message.LocateReply.Holding.UNCONFIRMED, handedAt.getAsLong(), 0);
     }
     return new Message.LocateReply(id, Message.LocateReply.Holding.NONE, 0, 0);
   }

@@ -407,7 +407,7 @@ final class Migrations implements IncomingRequests.HandingOut {
       snapshot = OwnedSession.encode(handed.get(), rules); // before the container drops its copy and its attributes
       engine.retireFenced(session, "migrated to " + requester.value());
       handedAway.add(id);
-      justHanded.add(id);
+      justHanded.add(id, newEpoch);
       // The buddy keeps its copy until the requester shows it holds the session (Handovers): a reply lost on the way
       // must not lose the session with it.
       SessionSnapshot copy = new SessionSnapshot(id, newEpoch, snapshot.version(), snapshot.metadata(), snapshot.attributes());
@@ -495,8 +495,24 @@ final class Migrations implements IncomingRequests.HandingOut {
   }
 
   @Override
-  public boolean justHanded(String id) {
-    return justHanded.contains(id);
+  public java.util.OptionalLong justHandedAt(String id) {
+    return justHanded.valueOf(id);
+  }
+
+  /**
+   * {@code admitted}, unless {@code id} was just migrated in and the holder's buddy has not answered the release of its
+   * copy: then the session is served nowhere yet (see {@link RemoteTakeover#releasePending}; docs/protocol.md 11.3.34).
+   */
+  Admission unlessReleasePending(String id, Admission admitted) {
+    return admitted == Admission.ADMITTED && remote.releasePending(id)
+        ? Admission.refused("session " + id + " was just migrated here and the former holder's buddy has not yet"
+            + " answered the release of its copy; retry in a moment")
+        : admitted;
+  }
+
+  /** {@link #unlessReleasePending(String, Admission)} of a session found owned here: no lock while none is pending. */
+  Admission unlessReleasePending(OwnedSession session, Admission admitted) {
+    return remote.anyReleasePending() ? unlessReleasePending(session.id(), admitted) : admitted;
   }
 
   /** See {@link RemoteTakeover#yieldsTo}. */
@@ -510,9 +526,13 @@ final class Migrations implements IncomingRequests.HandingOut {
     return handovers.undecided();
   }
 
-  /** Decides the handovers that waited too long (the maintenance tick). */
+  /**
+   * The maintenance tick: decides the handovers that waited too long, and sends again the releases of sessions
+   * migrated in that were not answered.
+   */
   void tick() {
     handovers.tick();
+    remote.resendUnansweredReleases();
   }
 
   /**

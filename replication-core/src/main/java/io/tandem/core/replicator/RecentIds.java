@@ -8,8 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A bounded set of session ids, each remembered for a fixed time: the ids found nowhere in the cluster, or the ids
- * this node handed to another member a moment ago. When full, the oldest entry goes first, so a flood of distinct
+ * A bounded set of session ids, each remembered for a fixed time with a number (for ids handed away, the epoch they
+ * were handed at): the ids found nowhere in the cluster, or the ids this node handed to another member a moment ago. When full, the oldest entry goes first, so a flood of distinct
  * ids costs bounded memory and only pushes out the oldest memories (which then cost one lookup again, never a
  * wrong answer). Expired entries are dropped as they are met, oldest first, never by a sweep.
  *
@@ -24,9 +24,9 @@ final class RecentIds {
   private final int capacity;
   /** When this set was made (clock millis): it holds nothing from before, such as a former run's ids. */
   private final long madeAtMillis;
-  /** Id → the time (clock millis) it is forgotten at. */
+  /** Id → the time (clock millis) it is forgotten at, and the number remembered with it. */
   @GuardedBy("this")
-  private final LinkedHashMap<String, Long> expiries = new LinkedHashMap<>();
+  private final LinkedHashMap<String, long[]> expiries = new LinkedHashMap<>();
   private volatile int size;
 
   RecentIds(InstantSource clock, Duration ttl, int capacity) {
@@ -49,11 +49,16 @@ final class RecentIds {
   }
 
   /** Remembers {@code id} for the lifetime from now (again from now, if it was remembered already). */
-  synchronized void add(String id) {
+  void add(String id) {
+    add(id, 0);
+  }
+
+  /** {@link #add(String)}, with {@code value}, which {@link #valueOf} answers. */
+  synchronized void add(String id, long value) {
     long now = clock.millis(); // as given: the engine's ticker, or for unknown ids still the time of day (8.4)
     dropExpired(now);
     expiries.remove(id); // re-inserted at the tail, where its new expiry belongs
-    expiries.put(id, now + ttlMillis);
+    expiries.put(id, new long[] {now + ttlMillis, value});
     if (expiries.size() > capacity) {
       Iterator<String> oldest = expiries.keySet().iterator();
       oldest.next();
@@ -64,20 +69,25 @@ final class RecentIds {
 
   /** Whether {@code id} is remembered and its time has not run out. */
   boolean contains(String id) {
+    return valueOf(id).isPresent();
+  }
+
+  /** The number {@code id} is remembered with, if it is remembered and its time has not run out. */
+  java.util.OptionalLong valueOf(String id) {
     if (size == 0) {
-      return false;
+      return java.util.OptionalLong.empty();
     }
     synchronized (this) {
-      Long expiry = expiries.get(id);
-      if (expiry == null) {
-        return false;
+      long[] entry = expiries.get(id);
+      if (entry == null) {
+        return java.util.OptionalLong.empty();
       }
-      if (expiry <= clock.millis()) { // as given (see add)
+      if (entry[0] <= clock.millis()) { // as given (see add)
         expiries.remove(id);
         size = expiries.size();
-        return false;
+        return java.util.OptionalLong.empty();
       }
-      return true;
+      return java.util.OptionalLong.of(entry[1]);
     }
   }
 
@@ -108,8 +118,8 @@ final class RecentIds {
 
   @GuardedBy("this")
   private void dropExpired(long now) {
-    for (Iterator<Map.Entry<String, Long>> it = expiries.entrySet().iterator(); it.hasNext(); ) {
-      if (it.next().getValue() > now) {
+    for (Iterator<Map.Entry<String, long[]>> it = expiries.entrySet().iterator(); it.hasNext(); ) {
+      if (it.next().getValue()[0] > now) {
         return;
       }
       it.remove();

@@ -16,6 +16,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -92,12 +93,18 @@ final class RemoteTakeover {
   private final Ticker ticker;
   /**
    * The releases of a holder's buddy this node sent for sessions it installed, by session id, until their answers
-   * came (or, on a request's thread, until it stopped waiting for one). See {@link #yieldsTo}.
+   * came: meanwhile the session is served nowhere here ({@link #releasePending}), and gives way to that buddy's copy
+   * ({@link #yieldsTo}).
    */
   private final Map<String, Release> releasing = new ConcurrentHashMap<>();
+  /** Those of {@link #releasing} whose exchange failed (lost, timed out): sent again by the maintenance tick. */
+  private final Set<Release> unanswered = ConcurrentHashMap.newKeySet();
 
-  /** A release of {@code buddy}'s copy of {@code session}, installed here at {@code version}. */
-  private record Release(NodeId buddy, OwnedSession session, long version) {}
+  /**
+   * A release of {@code buddy}'s copy of {@code session}, installed here from {@code moved} (the holder's epoch
+   * {@code heldAt}); {@code version} is the session's when installed.
+   */
+  private record Release(NodeId buddy, OwnedSession session, long version, long heldAt, SessionSnapshot moved) {}
 
   /** The time of day, which session times are on: an installed copy's last access is set by it. */
   private final java.time.InstantSource clock;
@@ -409,30 +416,86 @@ final class RemoteTakeover {
     // died leave this node's copy as the only one. Until the answer came, the session is served nowhere here.
     Optional<NodeId> holdersBuddy = holdersBuddy(holder);
     if (holdersBuddy.isPresent()) {
-      Release release = new Release(holdersBuddy.get(), session, moved.version());
+      Release release = new Release(holdersBuddy.get(), session, moved.version(), heldAt, moved);
       releasing.put(id, release);
-      CompletableFuture<Message> released = transport.request(holdersBuddy.get(),
-          new Message.Invalidate(id, heldAt, moved.version(), Message.InvalidateReason.RELEASED));
-      released.whenComplete((answer, failure) -> releasing.remove(id, release));
+      CompletableFuture<Message> released = send(id, release);
       if (onRequestThread) {
         Optional<String> claimedThere = claimedThere(released, holdersBuddy.get(), moved, true);
-        releasing.remove(id, release); // served from now on: what it acknowledges must not be yielded
         if (claimedThere.isPresent()) {
           fence.accept(session, claimedThere.get());
           return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
               + " handed it here: " + claimedThere.get());
         }
-      } else {
-        // On the transport thread that read a late answer, which must not wait: the verdict fences when it comes.
-        released.thenAccept(answer -> claimedThere(CompletableFuture.completedFuture(answer), holdersBuddy.get(),
-            moved, false).ifPresent(why -> fence.accept(session, why)));
+        if (released.isDone() && !released.isCompletedExceptionally()) {
+          releasing.remove(id, release); // answered (its own callback may not have run yet on the answering thread)
+        }
       }
     }
     counters.sessionsMigratedIn.increment();
     releaseHolder.accept(session, holder);
     stateTransfer.enqueue(session);
     LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
+    if (onRequestThread && releasing.containsKey(id)) {
+      // Not answered within the wait: served, the copy over there could be adopted at this epoch beside this node's
+      // (soak seed 171195, docs/protocol.md 11.3.34). The session stays here, protected, unserved until it answers.
+      return Acquisition.unavailable("session " + id + " was handed here by " + holder.value() + ", whose buddy has"
+          + " not yet answered the release of its copy; retry in a moment");
+    }
     return Acquisition.found(session.snapshot(rules));
+  }
+
+  /**
+   * Sends {@code release} to the holder's buddy. An answer ends it: a refusal at this node's epoch or above fences the
+   * session first (11.3.27), then the release stops being pending. A failed exchange (a lost message, a timeout) leaves
+   * it pending, sent again by the maintenance tick ({@link #resendUnansweredReleases}).
+   */
+  private CompletableFuture<Message> send(String id, Release release) {
+    CompletableFuture<Message> released = transport.request(release.buddy(), new Message.Invalidate(id,
+        release.heldAt(), release.moved().version(), Message.InvalidateReason.RELEASED));
+    released.whenComplete((answer, failure) -> {
+      if (answer != null) {
+        // Fenced before the session is served: the pending release keeps every request out until it is removed.
+        claimedThere(released, release.buddy(), release.moved(), false)
+            .ifPresent(why -> fence.accept(release.session(), why));
+        releasing.remove(id, release);
+      } else {
+        unanswered.add(release);
+      }
+    });
+    return released;
+  }
+
+  /**
+   * The maintenance tick: sends again each release whose exchange failed, while its buddy is in the view and the
+   * session still owned here; forgets it otherwise (a buddy gone from the view holds nothing it could adopt here).
+   */
+  void resendUnansweredReleases() {
+    if (unanswered.isEmpty()) {
+      return;
+    }
+    MembershipView current = view.get();
+    for (Release release : List.copyOf(unanswered)) {
+      unanswered.remove(release);
+      String id = release.moved().id();
+      if (releasing.get(id) != release) {
+        continue;
+      }
+      if (release.session().isActive() && current != null && current.contains(release.buddy())) {
+        send(id, release);
+      } else {
+        releasing.remove(id, release);
+      }
+    }
+  }
+
+  /** Whether a request for {@code id} must wait: its release of the holder's buddy's copy is not answered yet. */
+  boolean releasePending(String id) {
+    return !releasing.isEmpty() && releasing.containsKey(id);
+  }
+
+  /** Whether any release is pending: read by every request, so a map's emptiness, without a lock. */
+  boolean anyReleasePending() {
+    return !releasing.isEmpty();
   }
 
   /**

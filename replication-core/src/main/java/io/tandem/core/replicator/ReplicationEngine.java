@@ -245,12 +245,12 @@ public final class ReplicationEngine implements AutoCloseable {
 
   /** Whether a request for session {@code id} may run here now ({@link Quarantine#admit}); outside quarantine, yes. */
   public Admission admit(String id) {
-    return parts.quarantine.admit(id);
+    return parts.migrations.unlessReleasePending(id, parts.quarantine.admit(id));
   }
 
   /** {@link #admit(String)} through the handle: no lookup, and no lock unless this node was paused or cut off. */
   public Admission admit(OwnedSession session) {
-    return parts.quarantine.admit(session);
+    return parts.migrations.unlessReleasePending(session, parts.quarantine.admit(session));
   }
 
   /**

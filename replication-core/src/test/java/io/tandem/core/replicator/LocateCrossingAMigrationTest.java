@@ -36,4 +36,27 @@ class LocateCrossingAMigrationTest {
     assertThat(answer).isInstanceOf(Message.LocateReply.class);
     assertThat(((Message.LocateReply) answer).holding()).isEqualTo(Message.LocateReply.Holding.UNCONFIRMED);
   }
+
+  /**
+   * Soak seed 175377 (docs/protocol.md 11.3.35): that answer carried no epoch, and a former holder deciding its own
+   * handover of the session (it had handed it here, unconfirmed) read it as nobody at or above its kept epoch and took
+   * the session back beside the member it had gone on to. It carries the epoch the session was handed at.
+   */
+  @Test
+  void formerOwnerThatHandedTheSessionAwayAMomentAgo_answersTheEpochItHandedItAt() throws Exception {
+    EngineCluster cluster = clusters.start(ReplicationConfig.builder().build(), "n1", "n2", "n3");
+    EngineCluster.Node n1 = cluster.node("n1");
+    EngineCluster.Node n2 = cluster.node("n2");
+    n1.create("s");
+    assertThat(n1.request("s", (s, reads) -> s.setAttribute("seq", 5))).isEqualTo(FlushOutcome.REPLICATED);
+
+    assertThat(n2.engine.acquire("s", "n1").snapshot().map(s -> s.epoch())).contains(2L);
+    await().atMost(Duration.ofSeconds(10)).until(() -> n1.engine.stats().handoversUndecided() == 0);
+
+    Message answer = cluster.node("n3").transport.request(new NodeId("n1"), new Message.Locate("s")).get(5, TimeUnit.SECONDS);
+    assertThat(answer).isInstanceOfSatisfying(Message.LocateReply.class, reply -> {
+      assertThat(reply.holding()).isEqualTo(Message.LocateReply.Holding.UNCONFIRMED);
+      assertThat(reply.epoch()).as("the epoch n2 holds it at").isEqualTo(2);
+    });
+  }
 }

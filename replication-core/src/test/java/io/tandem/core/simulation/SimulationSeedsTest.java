@@ -425,6 +425,28 @@ class SimulationSeedsTest {
     assertThat(scrambled(225828)).doesNotContain(Checker.Kind.LOST_SESSION);
   }
 
+  /**
+   * 11.3.34 (11.3.27's open window): n2 migrated a session in from n4 and released n4's buddy n5 over a slow network;
+   * unanswered within the wait, n2 served the session; n4 was killed, n5 adopted at n2's epoch before the release
+   * arrived, and both owned it: a login on n2 answered 200 and n5 served the abandoned id. A session migrated in is
+   * served nowhere until the release is answered ({@code ReleaseOfTheHoldersBuddyUnansweredTest}). Fails at 818c476.
+   */
+  @Test
+  void sessionMigratedIn_isNotServedUntilTheHoldersBuddyAnsweredItsRelease_seed171195() {
+    assertThat(scrambled(171195)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
+  }
+
+  /**
+   * 11.3.35 (and 11.3.34): a former holder deciding its handover read a "just handed" answer without an epoch as
+   * nobody above its kept epoch and took the session back beside the member it had gone on to; a login there was
+   * answered 200 and the abandoned id was served from the copy taken back. Fails at 818c476; passes with 11.3.34
+   * alone too, where its schedule runs differently ({@code LocateCrossingAMigrationTest} fails without 11.3.35).
+   */
+  @Test
+  void justHandedAnsweredAtTheEpochItWasHandedAt_seed175377() {
+    assertThat(scrambled(175377)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
