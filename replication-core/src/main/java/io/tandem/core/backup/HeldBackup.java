@@ -184,16 +184,16 @@ final class HeldBackup {
     snapshot = null;
   }
 
-  /**
-   * A later last-access time; the size does not depend on it.
-   *
-   * @param now the store's lifetimes clock
-   */
   /** The owner sent a touch of this copy whose stamp is not newer than the held one ({@link #heardAt}). */
   void heard(long now) {
     heardAt = now;
   }
 
+  /**
+   * A later last-access time; the size does not depend on it.
+   *
+   * @param now the store's lifetimes clock
+   */
   void touch(long lastAccessedTime, long now) {
     heardAt = now;
     metadata = metadata.withLastAccessedTime(lastAccessedTime);

@@ -244,6 +244,18 @@ final class Migrations implements IncomingRequests.HandingOut {
    * request is handed a new, empty session in its place.
    */
   Acquisition acquire(String id, Optional<NodeId> route) {
+    Acquisition acquired = find(id, route);
+    if (acquired.snapshot().isPresent() && remote.releasePending(id)) {
+      // Found owned here by any path (promoted, or brought in by a late answer another request's takeover received)
+      // while the holder's buddy has not answered the release of its copy: served nowhere yet (11.3.34).
+      return Acquisition.unavailable("session " + id + " was just migrated here and the former holder's buddy has not"
+          + " yet answered the release of its copy; retry in a moment");
+    }
+    return acquired;
+  }
+
+  /** {@link #acquire}, before the check of a pending release. */
+  private Acquisition find(String id, Optional<NodeId> route) {
     if (invalidations.isPending(id)) {
       // Ended here, and the buddy may not know yet: its copy must never be taken back in (a logout sticks).
       return Acquisition.NOWHERE;
@@ -383,6 +395,12 @@ final class Migrations implements IncomingRequests.HandingOut {
     Optional<OwnedSession> mine = owned.get(id);
     SessionSnapshot snapshot;
     long newEpoch;
+    if (mine.isPresent() && remote.releasePending(id)) {
+      // Handed on, its release would be forgotten by nobody but the former holder's buddy's copy would stay, adoptable
+      // beside the requester's once that holder dies (11.3.34): the session moves on once the release is answered.
+      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " was just migrated to "
+          + local.value() + ", whose release of the former holder's buddy's copy is not answered yet; retry");
+    }
     if (mine.isPresent() && quarantine.isSuspect(id)) {
       return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
           "session " + id + " has not been confirmed since " + local.value() + " was paused; its copy may be stale");

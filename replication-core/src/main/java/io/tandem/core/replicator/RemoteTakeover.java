@@ -426,7 +426,7 @@ final class RemoteTakeover {
           return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
               + " handed it here: " + claimedThere.get());
         }
-        if (released.isDone() && !released.isCompletedExceptionally()) {
+        if (released.isDone() && !released.isCompletedExceptionally() && endsTheRelease(released.join())) {
           releasing.remove(id, release); // answered (its own callback may not have run yet on the answering thread)
         }
       }
@@ -453,21 +453,34 @@ final class RemoteTakeover {
     CompletableFuture<Message> released = transport.request(release.buddy(), new Message.Invalidate(id,
         release.heldAt(), release.moved().version(), Message.InvalidateReason.RELEASED));
     released.whenComplete((answer, failure) -> {
-      if (answer != null) {
+      if (endsTheRelease(answer)) {
         // Fenced before the session is served: the pending release keeps every request out until it is removed.
         claimedThere(released, release.buddy(), release.moved(), false)
             .ifPresent(why -> fence.accept(release.session(), why));
         releasing.remove(id, release);
       } else {
-        unanswered.add(release);
+        unanswered.add(release); // lost, or refused for now ("retry": the buddy is letting go, or unconfirmed)
       }
     });
     return released;
   }
 
   /**
-   * The maintenance tick: sends again each release whose exchange failed, while its buddy is in the view and the
-   * session still owned here; forgets it otherwise (a buddy gone from the view holds nothing it could adopt here).
+   * Whether {@code answer} settles a release: acknowledged, refused because the buddy holds the session at this node's
+   * epoch or above ({@code STALE_EPOCH}: see {@link #claimedThere}), or nothing of it there ({@code INVALIDATED},
+   * {@code UNKNOWN_SESSION}). A {@code REFUSED} asks to retry (the buddy is letting go of its own copy, or holds it
+   * unconfirmed after a pause), and a failed exchange says nothing.
+   */
+  private static boolean endsTheRelease(Message answer) {
+    return answer instanceof Message.Ack || answer instanceof Message.Nack nack
+        && (nack.reason() == Message.Nack.Reason.STALE_EPOCH || nack.reason() == Message.Nack.Reason.INVALIDATED
+        || nack.reason() == Message.Nack.Reason.UNKNOWN_SESSION);
+  }
+
+  /**
+   * The maintenance tick: sends again each release that was not answered, while its buddy is in the view, whatever
+   * became of the session here (handed on, ended: the buddy's copy could still be adopted beside its next owner);
+   * forgets it once the buddy left the view (it holds nothing it could adopt here).
    */
   void resendUnansweredReleases() {
     if (unanswered.isEmpty()) {
@@ -480,7 +493,7 @@ final class RemoteTakeover {
       if (releasing.get(id) != release) {
         continue;
       }
-      if (release.session().isActive() && current != null && current.contains(release.buddy())) {
+      if (current != null && current.contains(release.buddy())) {
         send(id, release);
       } else {
         releasing.remove(id, release);

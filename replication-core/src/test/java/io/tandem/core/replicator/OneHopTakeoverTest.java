@@ -222,13 +222,11 @@ class OneHopTakeoverTest {
 
     Acquisition acquired = n2.engine.acquire("s1", "n1");
 
-    // Taken from n3 at n3's epoch + 1, not promoted from the late backup at n1's + 1; served once n3's buddy answers
-    // the release of its copy, which this test loses (docs/protocol.md 11.3.34).
-    assertThat(acquired.unavailable()).hasValueSatisfying(why -> assertThat(why).contains("release"));
-    assertThat(n2.engine.owns("s1")).isTrue();
-    assertThat(n2.engine.promote("s1").map(s -> s.epoch())).as("taken from n3").contains(3L);
-    assertThat(n2.engine.promote("s1").map(n2::decode)).contains(Map.of("cart", "book"));
-    assertThat(n3.engine.owns("s1")).as("one owner: n3 handed it over").isFalse();
+    // Not promoted from the late backup at n1's epoch + 1, beside n3: asked of n3, which hands it on only once its
+    // release of n2's copy is answered, and this test loses every release (docs/protocol.md 11.3.34).
+    assertThat(acquired.unavailable()).isPresent();
+    assertThat(n2.engine.owns("s1")).as("n2's late backup is not promoted").isFalse();
+    assertThat(n3.engine.owns("s1")).as("one owner: n3").isTrue();
   }
 
   /**
