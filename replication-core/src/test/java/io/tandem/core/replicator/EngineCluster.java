@@ -178,6 +178,18 @@ final class EngineCluster implements AutoCloseable {
     tickerReads.put(id, hook);
   }
 
+  /**
+   * Where the migration tests start: n1 creates {@code id} and writes {@code seq=5}, acknowledged by its buddy n2,
+   * which holds the copy.
+   */
+  void ownedByN1WithItsCopyOnN2(String id) {
+    Node n1 = node("n1");
+    n1.create(id);
+    org.assertj.core.api.Assertions.assertThat(n1.request(id, (s, reads) -> s.setAttribute("seq", 5)))
+        .isEqualTo(FlushOutcome.REPLICATED);
+    org.assertj.core.api.Assertions.assertThat(node("n2").engine.backupOf(id)).as("n1's buddy is n2").isPresent();
+  }
+
   /** The node's JVM did not run for {@code pause} (as under SIGSTOP): its monotonic clock jumps. */
   void freeze(String id, Duration pause) {
     if (virtual != null) {

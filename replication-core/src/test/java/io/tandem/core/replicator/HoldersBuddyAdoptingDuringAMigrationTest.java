@@ -26,12 +26,9 @@ class HoldersBuddyAdoptingDuringAMigrationTest {
   void holdersBuddyAdoptedBeforeTheRequestersReleaseArrived_theRequesterLetsGo_oneOwnerRemains() throws Exception {
     EngineCluster cluster = clusters.start(ReplicationConfig.builder().build(),
         "n1", "n2", "n3", "n4", "n5");
-    EngineCluster.Node n1 = cluster.node("n1");
     EngineCluster.Node n2 = cluster.node("n2");
     EngineCluster.Node n4 = cluster.node("n4");
-    n1.create("s");
-    assertThat(n1.request("s", (s, reads) -> s.setAttribute("seq", 5))).isEqualTo(FlushOutcome.REPLICATED);
-    assertThat(n2.engine.backupOf("s")).as("n1's buddy is n2").isPresent();
+    cluster.ownedByN1WithItsCopyOnN2("s");
 
     // n4 (whose buddy is n5) migrates the session from n1; its release of n2's copy waits on the wire while n1 dies
     // and n2 adopts its backup of n1's session, protected on n3.

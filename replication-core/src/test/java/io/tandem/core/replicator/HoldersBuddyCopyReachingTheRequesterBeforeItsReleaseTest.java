@@ -26,12 +26,9 @@ class HoldersBuddyCopyReachingTheRequesterBeforeItsReleaseTest {
   @Test
   void holdersBuddyAdoptedAndSentItsCopyToTheRequester_theRequesterGivesWay_oneOwnerRemains() throws Exception {
     EngineCluster cluster = clusters.start(ReplicationConfig.builder().build(), "n1", "n2", "n3", "n4");
-    EngineCluster.Node n1 = cluster.node("n1");
     EngineCluster.Node n2 = cluster.node("n2");
     EngineCluster.Node n3 = cluster.node("n3");
-    n1.create("s");
-    assertThat(n1.request("s", (s, reads) -> s.setAttribute("seq", 5))).isEqualTo(FlushOutcome.REPLICATED);
-    assertThat(n2.engine.backupOf("s")).as("n1's buddy is n2").isPresent();
+    cluster.ownedByN1WithItsCopyOnN2("s");
 
     // n3 (whose buddy is n4) migrates the session from n1; its release of n2's copy waits on the wire while n1 dies,
     // n2 adopts its backup and protects it on its buddy once n1 is gone: n3. n3's answer to that copy, should it be a

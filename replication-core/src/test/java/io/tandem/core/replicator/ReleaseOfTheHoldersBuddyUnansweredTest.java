@@ -24,12 +24,9 @@ class ReleaseOfTheHoldersBuddyUnansweredTest {
   void releaseLost_theSessionIsNotServed_untilTheHoldersBuddyAnswers() throws Exception {
     EngineCluster cluster = clusters.start(ReplicationConfig.builder().maintenanceInterval(Duration.ofMillis(100))
         .build(), "n1", "n2", "n3", "n4", "n5");
-    EngineCluster.Node n1 = cluster.node("n1");
     EngineCluster.Node n2 = cluster.node("n2");
     EngineCluster.Node n4 = cluster.node("n4");
-    n1.create("s");
-    assertThat(n1.request("s", (s, reads) -> s.setAttribute("seq", 5))).isEqualTo(FlushOutcome.REPLICATED);
-    assertThat(n2.engine.backupOf("s")).as("n1's buddy is n2").isPresent();
+    cluster.ownedByN1WithItsCopyOnN2("s");
 
     // n4 (whose buddy is n5) migrates the session from n1; its release of n2's copy is lost, and so is every one
     // sent again until n1 has died and n2 adopted its backup.
