@@ -124,6 +124,23 @@ class BackupStoreTest {
   }
 
   @Test
+  void released_atAnEarlierEpochByTheOwnerOfTheCopyHeld_isAcknowledgedAndTheCopyKept() {
+    // OWNER took the session over at epoch 3 and released its former holder's buddy (this node) at epoch 2; the
+    // release arrived after this node became OWNER's buddy and stored its copy (soak seeds 326270, 328592).
+    store.applyFull(OWNER, full("s", 3, 15, Map.of("a", b("1"))));
+
+    assertThat(store.invalidate(OWNER, new Message.Invalidate("s", 2, 15, Message.InvalidateReason.RELEASED)))
+        .isEqualTo(new Ack(3, 15));
+    assertThat(attributes("s")).isEqualTo(Map.of("a", b("1")));
+    assertThat(store.invalidate(OTHER, new Message.Invalidate("s", 2, 15, Message.InvalidateReason.RELEASED)))
+        .as("released by another node: claimed above, refused").isInstanceOfSatisfying(Nack.class,
+            n -> assertThat(n.reason()).isEqualTo(Nack.Reason.STALE_EPOCH));
+    assertThat(store.invalidate(OWNER, new Message.Invalidate("s", 2, 15, Message.InvalidateReason.INVALIDATED)))
+        .as("an end at an earlier epoch is no release").isInstanceOfSatisfying(Nack.class,
+            n -> assertThat(n.reason()).isEqualTo(Nack.Reason.STALE_EPOCH));
+  }
+
+  @Test
   void released_byAnotherNodeThanTheCopysOwner_refusesThatOwnersLateUpdatesAtItsEpoch() {
     // A migration's requester (OTHER) releases its holder's buddy: the holder's update sent before it handed the
     // session out, arriving late, must not store the copy again for this node to adopt beside the requester.

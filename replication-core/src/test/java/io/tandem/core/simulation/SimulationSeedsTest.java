@@ -447,6 +447,20 @@ class SimulationSeedsTest {
     assertThat(scrambled(175377)).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
   }
 
+  /**
+   * 11.3.36 (a regression of 11.3.34): a release sent again by the tick reached the holder's buddy after it had become
+   * the requester's own buddy and stored the requester's copy at its epoch; refused {@code STALE_EPOCH}, the requester
+   * let go, and the session's one copy stayed on that buddy for an owner that no longer claimed it: unavailable to
+   * every member ({@code ReleaseReachingTheRequestersNewBuddyTest}). Both fail at 53a0aa5.
+   */
+  @Test
+  void releaseReachingTheRequestersNewBuddy_isAcknowledgedThere_seeds326270And328592() {
+    assertThat(scrambled(326270)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE,
+        Checker.Kind.UNAVAILABLE_AFTER_SETTLE);
+    assertThat(scrambled(328592)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE,
+        Checker.Kind.UNAVAILABLE_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
