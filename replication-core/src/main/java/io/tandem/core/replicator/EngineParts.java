@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * The parts of one {@link ReplicationEngine}, built in the order they need each other, and the answers to what each
@@ -239,8 +240,8 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
   }
 
   @Override
-  public Optional<OwnedSession> adoptBackup(String id) {
-    return adoption.adoptBackup(id, copy -> true);
+  public Optional<OwnedSession> adoptBackup(String id, Predicate<BackupStore.BackupEntry> eligible) {
+    return adoption.adoptBackup(id, eligible);
   }
 
   @Override

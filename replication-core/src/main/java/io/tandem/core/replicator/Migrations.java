@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -49,7 +50,7 @@ final class Migrations implements IncomingRequests.HandingOut {
      * Takes ownership of the session from the backup held here, at the next epoch, owned before the copy leaves the
      * store (see {@link Adoption#adoptBackup}); empty when no backup of it is held.
      */
-    Optional<OwnedSession> adoptBackup(String id);
+    Optional<OwnedSession> adoptBackup(String id, Predicate<BackupStore.BackupEntry> eligible);
 
     /** Forgets a session that was just fenced here, and tells the container to drop its copy. */
     void retireFenced(OwnedSession session, String reason);
@@ -175,8 +176,13 @@ final class Migrations implements IncomingRequests.HandingOut {
    * deserializes it, then calls {@link ReplicationEngine#attach}.
    */
   Optional<SessionSnapshot> promote(String id) {
+    return promote(id, copy -> true);
+  }
+
+  /** {@link #promote}, taking over only a backup {@code claimable} says may be claimed when it is read. */
+  private Optional<SessionSnapshot> promote(String id, Predicate<BackupStore.BackupEntry> claimable) {
     Optional<SessionSnapshot> adopted = promoteAdopted(id);
-    return adopted.isPresent() ? adopted : promoteBackup(id);
+    return adopted.isPresent() ? adopted : promoteBackup(id, claimable);
   }
 
   private Optional<SessionSnapshot> promoteAdopted(String id) {
@@ -211,18 +217,21 @@ final class Migrations implements IncomingRequests.HandingOut {
 
   /** The owner of this node's backup of {@code id} when that owner is another live member of {@code current}. */
   private Optional<NodeId> liveOwnerOfBackup(String id, MembershipView current) {
-    return backups.entry(id).map(BackupStore.BackupEntry::owner)
-        .filter(owner -> current != null && current.contains(owner) && !owner.equals(local));
+    return backups.entry(id).map(BackupStore.BackupEntry::owner).filter(owner -> liveMember(owner, current));
+  }
+
+  private boolean liveMember(NodeId node, MembershipView current) {
+    return current != null && current.contains(node) && !node.equals(local);
   }
 
   /** A copy left from when this node was its owner's buddy is not promoted without asking: see {@link #acquire}. */
-  private Optional<SessionSnapshot> promoteBackup(String id) {
-    return leftovers.holdsLeftover(id) ? Optional.empty() : takeOverBackup(id);
+  private Optional<SessionSnapshot> promoteBackup(String id, Predicate<BackupStore.BackupEntry> claimable) {
+    return leftovers.holdsLeftover(id) ? Optional.empty() : takeOverBackup(id, claimable);
   }
 
-  private Optional<SessionSnapshot> takeOverBackup(String id) {
+  private Optional<SessionSnapshot> takeOverBackup(String id, Predicate<BackupStore.BackupEntry> claimable) {
     Optional<NodeId> owner = backups.entry(id).map(BackupStore.BackupEntry::owner);
-    Optional<OwnedSession> adopted = engine.adoptBackup(id);
+    Optional<OwnedSession> adopted = engine.adoptBackup(id, claimable);
     if (adopted.isEmpty()) {
       return Optional.empty();
     }
@@ -282,6 +291,11 @@ final class Migrations implements IncomingRequests.HandingOut {
       // hop nobody to ask, and "nobody answered that they hold it" came back as NOWHERE beside the backup held here.
       MembershipView current = engine.view();
       Optional<NodeId> liveOwner = liveOwnerOfBackup(id, current);
+      // The copy this decision is about: one another live member sends here from now on (this node became its buddy
+      // while its owner was asked) is that member's session, served there; claimed here, its owner would go on
+      // serving reads, a logout here notwithstanding (soak seed 328510, docs/protocol.md 11.3.37). Asked instead.
+      Predicate<BackupStore.BackupEntry> claimable = copy -> liveOwner.map(copy.owner()::equals)
+          .orElseGet(() -> !liveMember(copy.owner(), current));
       if (liveOwner.isPresent()) {
         // The owner may have handed the session to a third node a moment ago (its RELEASED to this node is still on
         // the way): promoting this copy would make a second owner at the same epoch, which nothing fences. The owner
@@ -318,7 +332,7 @@ final class Migrations implements IncomingRequests.HandingOut {
       }
       // Adopted or still a backup: once this node suspected the owner it adopts that owner's sessions itself, maybe
       // while this request waited for the verdict.
-      here = promote(id);
+      here = promote(id, claimable);
       if (here.isEmpty() && confirmedToItsOwnerAMomentAgo(id, local)) {
         // Confirmed to its owner between the check above and the claim: not absent, not claimable yet.
         return Acquisition.unavailable("session " + id + " was confirmed to its owner by " + local.value()
@@ -372,7 +386,8 @@ final class Migrations implements IncomingRequests.HandingOut {
           + " taken over once the membership has settled");
     }
     // Every member answered and none knows it: this copy is the only one, a leftover or not.
-    return takeOverBackup(id).map(Acquisition::found).orElseGet(() -> remote.takenOverMeanwhile(id));
+    return takeOverBackup(id, copy -> copy.owner().equals(owner.get())).map(Acquisition::found)
+        .orElseGet(() -> remote.takenOverMeanwhile(id));
   }
 
   /**

@@ -138,8 +138,12 @@ public final class InMemoryTransport implements Transport {
     return network.refusalChecksHeld().thenApply(released -> network.killed(member.id()));
   }
 
-  /** {@code peer} was killed: its connection to this node closed and its host refused a new one. */
-  void peerRefused(NodeId peer) {
+  /**
+   * {@code peer} was killed: its connection to this node closed and its host refused a new one. Called by {@link
+   * InMemoryNetwork#kill} on every node at once; a test calls it on one node at a time for a kill whose closed
+   * connections reach the members one after another.
+   */
+  public void peerRefused(NodeId peer) {
     if (!closed) {
       watcher.peerRefused(peer, "connection closed, redial to inmem:" + peer + " refused");
     }
