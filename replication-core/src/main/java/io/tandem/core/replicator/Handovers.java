@@ -249,9 +249,13 @@ final class Handovers {
       boolean everyoneAnswered = true;
       boolean ownedElsewhere = false;
       boolean requesterOwnsItAtTheKeptEpoch = false;
+      boolean heldHere = backups.entry(id).map(held -> held.snapshot().epoch() > handover.heldEpoch).orElse(false);
+      boolean protectedThere = heldHere || asked.values().stream().map(Handovers::answerOf)
+          .anyMatch(answer -> answer instanceof Message.LocateReply found
+              && found.holding() == Message.LocateReply.Holding.BACKUP && found.epoch() >= handover.handed.epoch());
+      boolean awaitingItsBuddy = false;
       for (Map.Entry<NodeId, CompletableFuture<Message>> asking : asked.entrySet()) {
-        CompletableFuture<Message> reply = asking.getValue();
-        Message answer = reply.isDone() && !reply.isCompletedExceptionally() ? reply.join() : null;
+        Message answer = answerOf(asking.getValue());
         if (answer instanceof Message.LocateReply found) {
           // A pending handover at the kept epoch is the one that gave this node the session: whoever handed it here
           // has not heard that it was held (the requester, which asked for it back and dropped the answer, seed
@@ -270,6 +274,13 @@ final class Handovers {
         } else if (found.holding() == Message.LocateReply.Holding.ENDED && found.epoch() >= handover.heldEpoch) {
           complete(id, handover, true, "a member ended it at epoch " + found.epoch());
           return;
+        } else if (found.holding() == Message.LocateReply.Holding.PRIMARY && found.epoch() == handover.handed.epoch()
+            && !protectedThere) {
+          // The requester owns what was handed out and no buddy holds it yet: the copy kept here is the only other
+          // one (the holder's buddy may have dropped its copy on the requester's release already). Let go of, the
+          // session died with the requester, every write acknowledged before the hand-out lost (soak seed 275973,
+          // docs/protocol.md 11.3.38). Kept until its buddy holds it, or until the requester is gone.
+          awaitingItsBuddy = true;
         } else if ((found.holding().hasCopy() || found.holding() == Message.LocateReply.Holding.UNCONFIRMED)
             && found.epoch() > handover.heldEpoch) {
           // Claimed above the copy kept here (by the requester, or by whoever took it over since): that copy is stale.
@@ -279,13 +290,15 @@ final class Handovers {
           return;
         }
       }
-      boolean heldHere = backups.entry(id).map(held -> held.snapshot().epoch() > handover.heldEpoch).orElse(false);
       if (engine.ownsNow(id)) {
         // Handed back, or handed off to this node as the requester left: taking the kept copy back would serve it over
         // the writes acknowledged since.
         complete(id, handover, false, "owned by " + local.value() + " again");
       } else if (heldHere) {
         complete(id, handover, false, local.value() + " holds its backup at the new epoch");
+      } else if (awaitingItsBuddy) {
+        LOG.log(Level.DEBUG, "Session [{0}]: {1} owns it at epoch {2}, not yet protected; the copy handed out is kept",
+            id, handover.requester.value(), handover.handed.epoch());
       } else if (everyoneAnswered && !ownedElsewhere) {
         takeBack(id, handover);
       } else if (everyoneAnswered) {
@@ -301,6 +314,10 @@ final class Handovers {
     } finally {
       handover.asking.set(false);
     }
+  }
+
+  private static Message answerOf(CompletableFuture<Message> reply) {
+    return reply.isDone() && !reply.isCompletedExceptionally() ? reply.join() : null;
   }
 
   /**

@@ -471,6 +471,17 @@ class SimulationSeedsTest {
     assertThat(scrambled(328510)).doesNotContain(Checker.Kind.INVALIDATED_SERVED);
   }
 
+  /**
+   * 11.3.38: n2 took a session over from n5 and released n5's buddy; its own buddy was not sent the session yet when
+   * n5, deciding its handover, heard n2 answer that it owned the session and let go of the copy it kept. n2 crashed, and
+   * the session with every write acknowledged before the hand-out was gone. The holder keeps its copy until the
+   * requester's buddy holds it ({@code HandoverToAnUnprotectedRequesterTest}). Fails at 53a0aa5.
+   */
+  @Test
+  void handoverToAnUnprotectedRequester_keepsTheCopyHandedOut_seed275973() {
+    assertThat(scrambled(275973)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
