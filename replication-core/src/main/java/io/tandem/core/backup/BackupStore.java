@@ -277,8 +277,8 @@ public final class BackupStore {
           // The releaser's own copy, sent since it took the session over (this node became its buddy): nothing of the
           // former holder's copy is left here. Refused STALE_EPOCH, the releaser read "this buddy adopted the session
           // at my epoch" and let go of it, its one copy kept here for an owner that no longer claims it (soak seeds
-          // 326270, 328592, docs/protocol.md 11.3.36). The copy stays.
-          return new Ack(held.epoch(), held.version());
+          // 326270, 328592, docs/protocol.md 11.3.36). The copy stays; acknowledged as any release is (an implied ack).
+          return new Ack(invalidate.epoch(), invalidate.version());
         }
         return stale(held, id);
       }
@@ -306,7 +306,7 @@ public final class BackupStore {
    */
   public Message changeId(NodeId owner, Message.IdChange change) {
     if (change.oldId().equals(change.newId())) {
-      return new Nack(Nack.Reason.REFUSED, 0, 0, "id change from " + change.oldId() + " to itself");
+      return Nack.refused(Nack.Refusal.MALFORMED, "id change from " + change.oldId() + " to itself");
     }
     // Both ids' stripes, the lower index first (every holder of two stripes takes them in that order).
     int a = stripeIndex(change.oldId());

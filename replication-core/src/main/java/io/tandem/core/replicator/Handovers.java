@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * buddy holds the session. Then this node's former buddy is released.
  * A requester of an earlier release sends no release: a handover not done within {@code ackTimeout + settleTimeout}
  * (the longest the requester waits for the answer, after which it never installs it) is decided by asking every member:
- * a copy above the epoch kept here anywhere, or the session owned here again, means done; a member owning it at the
+ * a copy above the epoch kept here anywhere, or the session owned here again, means done, except the requester's own
+ * at the new epoch while no member holds it as a backup (11.3.38: the copy kept here is then the only other one, and
+ * the handover stays undecided, asked again at the next tick); a member owning it at the
  * kept epoch or above means let go (the requester may own it by another path: a graceful handoff to it adopted while
  * its request was asking this node, which held the requester's own backup, in the rolling-restart drill); none of
  * that, with every member answering, means the requester never installed the answer (it died, left, or the answer was
@@ -181,7 +183,7 @@ final class Handovers {
     // installed that one, written, and let go of the session (handed it on, or off as it stopped), and the copy
     // kept here is older than what it acknowledged since (the rolling-restart drill served it so).
     if (!handover.requester.equals(asker) || handover.tentative || ticker.read() - handover.answeredNanos >= decideAfterNanos) {
-      return Optional.of(new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is being handed to "
+      return Optional.of(Message.Nack.refused(Message.Nack.Refusal.BEING_HANDED, "session " + id + " is being handed to "
           + handover.requester.value() + " by " + local.value() + "; ask every member"));
     }
     handover.answeredNanos = ticker.read(); // the requester may install this answer: the decision waits again
@@ -250,7 +252,8 @@ final class Handovers {
       boolean ownedElsewhere = false;
       boolean requesterOwnsItAtTheKeptEpoch = false;
       boolean heldHere = backups.entry(id).map(held -> held.snapshot().epoch() > handover.heldEpoch).orElse(false);
-      boolean protectedThere = heldHere || asked.values().stream().map(Handovers::answerOf)
+      boolean protectedThere = backups.entry(id).map(held -> held.snapshot().epoch() >= handover.handed.epoch())
+          .orElse(false) || asked.values().stream().map(Handovers::answerOf)
           .anyMatch(answer -> answer instanceof Message.LocateReply found
               && found.holding() == Message.LocateReply.Holding.BACKUP && found.epoch() >= handover.handed.epoch());
       boolean awaitingItsBuddy = false;
@@ -274,12 +277,14 @@ final class Handovers {
         } else if (found.holding() == Message.LocateReply.Holding.ENDED && found.epoch() >= handover.heldEpoch) {
           complete(id, handover, true, "a member ended it at epoch " + found.epoch());
           return;
-        } else if (found.holding() == Message.LocateReply.Holding.PRIMARY && found.epoch() == handover.handed.epoch()
-            && !protectedThere) {
-          // The requester owns what was handed out and no buddy holds it yet: the copy kept here is the only other
-          // one (the holder's buddy may have dropped its copy on the requester's release already). Let go of, the
-          // session died with the requester, every write acknowledged before the hand-out lost (soak seed 275973,
-          // docs/protocol.md 11.3.38). Kept until its buddy holds it, or until the requester is gone.
+        } else if (asking.getKey().equals(handover.requester) && found.epoch() == handover.handed.epoch()
+            && (found.holding() == Message.LocateReply.Holding.PRIMARY
+            || found.holding() == Message.LocateReply.Holding.UNCONFIRMED) && !protectedThere) {
+          // The requester owns what was handed out (confirmed or not since a pause) and no buddy holds it yet: the
+          // copy kept here is the only other one, the holder's buddy having maybe dropped its copy on the requester's
+          // release. Let go of then, it died with the requester, and so did every write acknowledged before the
+          // hand-out (soak seed 275973, docs/protocol.md 11.3.38). Kept until a buddy holds it, or the requester is
+          // gone (then taken back).
           awaitingItsBuddy = true;
         } else if ((found.holding().hasCopy() || found.holding() == Message.LocateReply.Holding.UNCONFIRMED)
             && found.epoch() > handover.heldEpoch) {

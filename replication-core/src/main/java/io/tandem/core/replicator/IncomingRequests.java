@@ -166,7 +166,7 @@ final class IncomingRequests {
         return fencing.get();
       }
       counters.refusedByBuddy.increment();
-      return new Nack(Nack.Reason.REFUSED, 0, 0, "node " + from.value() + " is not a member of " + local.value()
+      return Nack.refused(Nack.Refusal.NOT_A_MEMBER, "node " + from.value() + " is not a member of " + local.value()
           + "'s view; its copies are stored once the membership lists it again");
     }
     return null;
@@ -262,14 +262,14 @@ final class IncomingRequests {
       return owned.get(id).filter(still -> still.epoch() >= epoch).map(still -> refusal(id, still)); // empty once fenced
     }
     if (unconfirmed.test(id)) {
-      return Optional.of(new Nack(Nack.Reason.REFUSED, session.epoch(), session.version(), "session " + id
+      return Optional.of(Nack.refused(Nack.Refusal.UNCONFIRMED_HERE, session.epoch(), session.version(), "session " + id
           + " is owned by " + local.value() + " at epoch " + session.epoch() + " but not confirmed since it was paused or"
           + " cut off; it asks the other members first, retry in a moment"));
     }
     if (!session.isActive()) {
       // Let go of since it was looked up: a confirmation that yields fences the copy before it stops being suspect,
       // so a check of the suspect flag that came too late lands here, and must not refuse with a copy now gone.
-      return Optional.of(new Nack(Nack.Reason.REFUSED, session.epoch(), session.version(), "session " + id
+      return Optional.of(Nack.refused(Nack.Refusal.LET_GO_A_MOMENT_AGO, session.epoch(), session.version(), "session " + id
           + " was let go of on " + local.value() + " a moment ago; retry"));
     }
     return Optional.of(refusal(id, session));

@@ -400,7 +400,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     if (current == null || !current.contains(requester)) {
       // A node the membership dropped (it was paused or cut off, and has not noticed yet) would hold the session
       // where no member can find it or back it up: a request elsewhere would then get a new, empty session.
-      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is not handed to " + requester.value()
+      return Message.Nack.refused(Message.Nack.Refusal.NOT_A_MEMBER, "session " + id + " is not handed to " + requester.value()
           + ", which is not a member of " + local.value() + "'s view " + current);
     }
     Optional<Message> again = handovers.answerAgain(requester, id);
@@ -413,11 +413,11 @@ final class Migrations implements IncomingRequests.HandingOut {
     if (mine.isPresent() && remote.releasePending(id)) {
       // Handed on, its release would be forgotten by nobody but the former holder's buddy's copy would stay, adoptable
       // beside the requester's once that holder dies (11.3.34): the session moves on once the release is answered.
-      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " was just migrated to "
+      return Message.Nack.refused(Message.Nack.Refusal.RELEASE_PENDING, "session " + id + " was just migrated to "
           + local.value() + ", whose release of the former holder's buddy's copy is not answered yet; retry");
     }
     if (mine.isPresent() && quarantine.isSuspect(id)) {
-      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+      return Message.Nack.refused(Message.Nack.Refusal.UNCONFIRMED_HERE,
           "session " + id + " has not been confirmed since " + local.value() + " was paused; its copy may be stale");
     }
     if (mine.isPresent()) {
@@ -431,7 +431,7 @@ final class Migrations implements IncomingRequests.HandingOut {
       if (handed.isEmpty() && session.isFenced() && !session.isGone()) {
         // Being handed to the buddy as this node leaves, or let go of to another owner a moment ago: it exists. Not
         // "unknown", which, with its backup's holder refusing too, would let the asker start an empty session.
-        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+        return Message.Nack.refused(Message.Nack.Refusal.BEING_HANDED,
             "session " + id + " is being handed to another member by " + local.value() + "; ask every member");
       }
       if (handed.isEmpty()) {
@@ -453,18 +453,18 @@ final class Migrations implements IncomingRequests.HandingOut {
       if (liveOwner.isPresent()) {
         // The owner may have changed the session since this copy; giving the copy away would also tombstone it
         // here and so make the owner's next update fail: the requester must migrate it from the owner.
-        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+        return Message.Nack.refused(Message.Nack.Refusal.OWNER_ALIVE,
             "session " + id + " is owned by " + liveOwner.get().value() + ", which is alive; migrate it from there");
       }
       if (confirmedToItsOwnerAMomentAgo(id, requester)) {
-        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " was confirmed to its owner by "
+        return Message.Nack.refused(Message.Nack.Refusal.CONFIRMED_TO_OWNER, "session " + id + " was confirmed to its owner by "
             + local.value() + " a moment ago, and the owner may serve it until that runs out; ask again in a moment");
       }
       boolean ownerLeft = backups.entry(id).map(held -> !current.contains(held.owner())).orElse(false);
       if (ownerLeft && leftovers.holdsLeftover(id)) {
         // Left from when this node was the owner's buddy, maybe older than the heir's copy (LeftoverCopies): this
         // node adopts it itself once no member holds it as new, and hands it on from there.
-        return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " is held on " + local.value()
+        return Message.Nack.refused(Message.Nack.Refusal.LEFTOVER_UNCONFIRMED, "session " + id + " is held on " + local.value()
             + " as a copy left from when it was its owner's buddy, not yet confirmed; ask every member again");
       }
       Optional<BackupStore.BackupEntry> backup = backups.entry(id);
@@ -476,7 +476,7 @@ final class Migrations implements IncomingRequests.HandingOut {
               "session " + id + " ended on " + local.value() + " at epoch " + ended.getAsLong());
         }
         if (handedAway.contains(id)) {
-          return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0,
+          return Message.Nack.refused(Message.Nack.Refusal.HANDED_AWAY,
               "session " + id + " was handed to another member a moment ago; ask every member");
         }
         return new Message.Nack(Message.Nack.Reason.UNKNOWN_SESSION, 0, 0, "session " + id + " is not held here");
@@ -506,7 +506,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     if (backups.takeIf(id, backup.owner(), held.epoch(), held.version(),
         requester.equals(backup.owner()) ? java.time.Duration.ZERO : ownerLease).isEmpty()) {
       handovers.withdraw(id, handover);
-      return new Message.Nack(Message.Nack.Reason.REFUSED, 0, 0, "session " + id + " changed on " + local.value()
+      return Message.Nack.refused(Message.Nack.Refusal.CHANGED_WHILE_HANDED_OUT, "session " + id + " changed on " + local.value()
           + " while it was being handed out; ask every member again");
     }
     backups.refuseUpTo(id, refusedAfterHandingOut(backup, requester));

@@ -190,7 +190,7 @@ public final class FrameDecoder {
       // The frame array is this call's alone from now on: large values may stay in it instead of being copied.
       Message message = hello && framedAs < MessageCodec.HELLO_FRAMING
           ? MessageCodec.decodeLegacyHello(in.slice())
-          : MessageCodec.decodePayload(type, in.slice(), true);
+          : MessageCodec.decodePayload(type, in.slice(), true, framedAs);
       return new Envelope(correlationId, (flags & MessageCodec.FLAG_RESPONSE) != 0, message);
     } catch (MalformedMessageException e) {
       throw new MalformedMessageException(e.getMessage(), correlationId);

@@ -214,11 +214,34 @@ public sealed interface Message {
     }
   }
 
-  /** Not applied, and why. Epoch and version are what the receiver holds (zero when nothing). */
-  record Nack(Reason reason, long epoch, long version, String detail) implements Message {
+  /**
+   * Not applied, and why. Epoch and version are what the receiver holds (zero when nothing). A {@link Reason#REFUSED}
+   * names which refusal it is ({@link Refusal}, since protocol version 6); every other reason, and a refusal read from
+   * a version-5 peer (which says why in {@code detail} only), carries {@link Refusal#UNSPECIFIED}.
+   */
+  record Nack(Reason reason, long epoch, long version, String detail, Refusal refusal) implements Message {
     public Nack {
       Objects.requireNonNull(reason, "reason");
       Objects.requireNonNull(detail, "detail");
+      Objects.requireNonNull(refusal, "refusal");
+      if (reason != Reason.REFUSED && refusal != Refusal.UNSPECIFIED) {
+        throw new IllegalArgumentException("a " + reason + " nack names no refusal, got " + refusal);
+      }
+    }
+
+    /** A nack for any reason but {@link Reason#REFUSED}, which names its {@link Refusal} ({@link #refused}). */
+    public Nack(Reason reason, long epoch, long version, String detail) {
+      this(reason, epoch, version, detail, Refusal.UNSPECIFIED);
+    }
+
+    /** A refusal of {@code why}, the receiver holding nothing it could name. */
+    public static Nack refused(Refusal why, String detail) {
+      return new Nack(Reason.REFUSED, 0, 0, detail, why);
+    }
+
+    /** A refusal of {@code why}, the receiver holding the session at {@code epoch} and {@code version}. */
+    public static Nack refused(Refusal why, long epoch, long version, String detail) {
+      return new Nack(Reason.REFUSED, epoch, version, detail, why);
     }
 
     @Override
@@ -255,6 +278,37 @@ public sealed interface Message {
        * cannot be its buddy. Said by the receiving node's dispatcher, never by an engine; since protocol version 5.
        */
       CONTEXT_NOT_DEPLOYED
+    }
+
+    /**
+     * Which refusal a {@link Reason#REFUSED} is (docs/protocol.md 3.3): every one says "not now, or not here", none
+     * fences the sender. Since protocol version 6; carried on the wire by ordinal, so new values go at the end.
+     */
+    public enum Refusal {
+      /** Not a refusal, or one from a version-5 peer, which says why in the detail only. */
+      UNSPECIFIED,
+      /** Owned here, not confirmed since a pause or a cut: the copy may be stale, and this node asks first (R1, R4). */
+      UNCONFIRMED_HERE,
+      /** Let go of here a moment ago, after the sender looked it up: retry (R2). */
+      LET_GO_A_MOMENT_AGO,
+      /** The sender is not a member of this node's view (R3). */
+      NOT_A_MEMBER,
+      /** Being handed to another member by this node: ask every member (R5). */
+      BEING_HANDED,
+      /** Only a backup is held here, and its owner is alive: ask the owner (R6). */
+      OWNER_ALIVE,
+      /** The backup held here was confirmed to its owner a moment ago, which may serve it on that lease (11.3.13). */
+      CONFIRMED_TO_OWNER,
+      /** A copy left from when this node was its owner's buddy, not confirmed yet: ask every member again (R7). */
+      LEFTOVER_UNCONFIRMED,
+      /** Handed to another member a moment ago: ask every member (R8). */
+      HANDED_AWAY,
+      /** Migrated in here, the former holder's buddy's copy not yet released: retry (11.3.34). */
+      RELEASE_PENDING,
+      /** The backup changed while it was being handed out: ask every member again. */
+      CHANGED_WHILE_HANDED_OUT,
+      /** The request cannot be applied as sent: a frame that cannot be read, an id change to itself (R9, R10). */
+      MALFORMED
     }
   }
 

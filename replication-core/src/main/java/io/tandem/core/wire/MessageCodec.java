@@ -38,11 +38,14 @@ public final class MessageCodec {
    * {@link Message.InContext} naming its application, nodes tell each other the applications they run with {@link
    * Message.Contexts}, and a node refuses a request of an application it does not run with {@link
    * Message.Nack.Reason#CONTEXT_NOT_DEPLOYED}: one transport and one membership member serve every application of a
-   * node.
+   * node. 6: a {@link Message.Nack.Reason#REFUSED} names which refusal it is ({@link Message.Nack.Refusal}), written
+   * after the detail; to a version-5 peer it is written as before, and one read from it is {@code UNSPECIFIED}.
    *
    * <p>The highest version this code implements, and the one {@link #encode(Envelope)} writes.
    */
-  public static final int PROTOCOL_VERSION = 5;
+  public static final int PROTOCOL_VERSION = 6;
+  /** The first version whose {@link Message.Nack} carries its {@link Message.Nack.Refusal}. */
+  static final int TYPED_REFUSALS = 6;
   /**
    * What a handshake frame carries in its version byte, in every version from 5 on: it names the hello's layout, not
    * the version spoken, so it never changes.
@@ -131,7 +134,7 @@ public final class MessageCodec {
     w.u8(envelope.message().type().code());
     w.u8(envelope.response() ? FLAG_RESPONSE : 0);
     w.i64(envelope.correlationId());
-    writePayload(w, envelope.message());
+    writePayload(w, envelope.message(), version);
     w.putI32(0, (int) (w.position() - LENGTH_BYTES));
   }
 
@@ -163,18 +166,19 @@ public final class MessageCodec {
 
   /** Decodes a payload of the given type; the buffer must hold exactly that payload. Values are copied out of it. */
   public static Message decodePayload(MessageType type, ByteBuffer payload) {
-    return decodePayload(type, payload, false);
+    return decodePayload(type, payload, false, PROTOCOL_VERSION);
   }
 
   /**
    * @param mayKeepArray whether nobody writes to the payload's backing array again, so that large values may stay
    *     in it rather than be copied (see {@link WireReader})
+   * @param version the protocol version the payload was written in
    */
-  static Message decodePayload(MessageType type, ByteBuffer payload, boolean mayKeepArray) {
+  static Message decodePayload(MessageType type, ByteBuffer payload, boolean mayKeepArray, int version) {
     WireReader r = new WireReader(payload, mayKeepArray);
     Message message;
     try {
-      message = readPayload(type, r);
+      message = readPayload(type, r, version);
     } catch (IllegalArgumentException | NullPointerException e) {
       throw new MalformedMessageException(type + " payload is invalid: " + e.getMessage());
     }
@@ -182,7 +186,7 @@ public final class MessageCodec {
     return message;
   }
 
-  private static void writePayload(WireWriter w, Message message) {
+  private static void writePayload(WireWriter w, Message message, int protocolVersion) {
     if (message instanceof Message.Handshake m) {
       w.i32(m.versions().lowest());
       w.i32(m.versions().highest());
@@ -231,10 +235,7 @@ public final class MessageCodec {
       w.i64(m.epoch());
       w.i64(m.version());
     } else if (message instanceof Message.Nack m) {
-      w.u8(m.reason().ordinal());
-      w.i64(m.epoch());
-      w.i64(m.version());
-      w.string(m.detail());
+      writeNack(w, m, protocolVersion);
     } else if (message instanceof Message.Locate m) {
       w.string(m.sessionId());
     } else if (message instanceof Message.LocateReply m) {
@@ -254,15 +255,12 @@ public final class MessageCodec {
       w.i32(m.refusals().size());
       for (Message.BulkRefusals.Refusal refusal : m.refusals()) {
         w.string(refusal.sessionId());
-        w.u8(refusal.nack().reason().ordinal());
-        w.i64(refusal.nack().epoch());
-        w.i64(refusal.nack().version());
-        w.string(refusal.nack().detail());
+        writeNack(w, refusal.nack(), protocolVersion);
       }
     } else if (message instanceof Message.InContext m) {
       w.string(m.context());
       w.u8(m.message().type().code());
-      writePayload(w, m.message());
+      writePayload(w, m.message(), protocolVersion);
     } else if (message instanceof Message.Contexts m) {
       w.i64(m.incarnation());
       w.i64(m.revision());
@@ -273,7 +271,28 @@ public final class MessageCodec {
     }
   }
 
-  private static Message readPayload(MessageType type, WireReader r) {
+  /** A version-5 peer reads no refusal: it is told why in the detail only. */
+  private static void writeNack(WireWriter w, Message.Nack nack, int protocolVersion) {
+    w.u8(nack.reason().ordinal());
+    w.i64(nack.epoch());
+    w.i64(nack.version());
+    w.string(nack.detail());
+    if (protocolVersion >= TYPED_REFUSALS) {
+      w.u8(nack.refusal().ordinal());
+    }
+  }
+
+  private static Message.Nack readNack(WireReader r, int protocolVersion) {
+    Message.Nack.Reason reason = r.enumValue(Message.Nack.Reason.class, "reason");
+    long epoch = r.i64("epoch");
+    long heldVersion = r.i64("version");
+    String detail = r.string("detail");
+    Message.Nack.Refusal refusal = protocolVersion >= TYPED_REFUSALS
+        ? r.enumValue(Message.Nack.Refusal.class, "refusal") : Message.Nack.Refusal.UNSPECIFIED;
+    return new Message.Nack(reason, epoch, heldVersion, detail, refusal);
+  }
+
+  private static Message readPayload(MessageType type, WireReader r, int protocolVersion) {
     return switch (type) {
       case HANDSHAKE ->
           new Message.Handshake(new ProtocolVersions(r.i32("lowestVersion"), r.i32("highestVersion")), r.string("clusterName"),
@@ -312,8 +331,7 @@ public final class MessageCodec {
       case ID_CHANGE -> new Message.IdChange(r.string("oldId"), r.string("newId"), r.i64("epoch"), r.i64("version"));
       case ACK -> new Message.Ack(r.i64("epoch"), r.i64("version"));
       case ACK_RANGE -> new Message.AckRange(r.i32("count"));
-      case NACK ->
-          new Message.Nack(r.enumValue(Message.Nack.Reason.class, "reason"), r.i64("epoch"), r.i64("version"), r.string("detail"));
+      case NACK -> readNack(r, protocolVersion);
       case LOCATE -> new Message.Locate(r.string("sessionId"));
       case LOCATE_REPLY ->
           new Message.LocateReply(
@@ -332,8 +350,7 @@ public final class MessageCodec {
         int n = r.count("refusals", 25); // two string lengths, a reason, an epoch, a version
         List<Message.BulkRefusals.Refusal> refusals = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-          refusals.add(new Message.BulkRefusals.Refusal(r.string("sessionId"), new Message.Nack(
-              r.enumValue(Message.Nack.Reason.class, "reason"), r.i64("epoch"), r.i64("version"), r.string("detail"))));
+          refusals.add(new Message.BulkRefusals.Refusal(r.string("sessionId"), readNack(r, protocolVersion)));
         }
         yield new Message.BulkRefusals(refusals);
       }
@@ -345,7 +362,7 @@ public final class MessageCodec {
           throw new MalformedMessageException("IN_CONTEXT carries a message of type " + (inner == null ? code : inner)
               + ", which is not a message of one context");
         }
-        yield new Message.InContext(context, readPayload(inner, r));
+        yield new Message.InContext(context, readPayload(inner, r, protocolVersion));
       }
       case CONTEXTS -> {
         long incarnation = r.i64("incarnation");

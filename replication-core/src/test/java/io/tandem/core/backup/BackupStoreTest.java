@@ -130,7 +130,7 @@ class BackupStoreTest {
     store.applyFull(OWNER, full("s", 3, 15, Map.of("a", b("1"))));
 
     assertThat(store.invalidate(OWNER, new Message.Invalidate("s", 2, 15, Message.InvalidateReason.RELEASED)))
-        .isEqualTo(new Ack(3, 15));
+        .isEqualTo(new Ack(2, 15));
     assertThat(attributes("s")).isEqualTo(Map.of("a", b("1")));
     assertThat(store.invalidate(OTHER, new Message.Invalidate("s", 2, 15, Message.InvalidateReason.RELEASED)))
         .as("released by another node: claimed above, refused").isInstanceOfSatisfying(Nack.class,

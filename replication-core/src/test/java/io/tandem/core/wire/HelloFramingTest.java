@@ -75,6 +75,7 @@ class HelloFramingTest {
     byte[] at6 = MessageCodec.encodeToBytes(new Envelope(3, false, new Message.Locate("s")), 6);
     byte[] at5 = MessageCodec.encodeToBytes(new Envelope(4, false, new Message.Locate("t")), 5);
     FrameDecoder decoder = new FrameDecoder(MAX);
+    decoder.protocolVersion(5);
     decoder.feed(ByteBuffer.wrap(at6));
     decoder.feed(ByteBuffer.wrap(at5));
 

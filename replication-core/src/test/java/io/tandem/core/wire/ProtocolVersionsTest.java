@@ -34,26 +34,26 @@ class ProtocolVersionsTest {
   }
 
   @Test
-  void spoken_withoutTheTestHook_isWhatThisCodeImplements_version5Alone() {
+  void spoken_withoutTheTestHook_isWhatThisCodeImplements_versions5To6() {
     // The build's surefire runs without tandem.protocol.highest.
-    assertThat(ProtocolVersions.spoken()).isEqualTo(ProtocolVersions.IMPLEMENTED).isEqualTo(range(5, 5));
+    assertThat(ProtocolVersions.spoken()).isEqualTo(ProtocolVersions.IMPLEMENTED).isEqualTo(range(5, 6));
     assertThat(ProtocolVersions.raisedByTestHook()).isFalse();
-    assertThat(ProtocolVersions.IMPLEMENTED).hasToString("5");
-    assertThat(range(5, 6)).hasToString("5 to 6");
+    assertThat(ProtocolVersions.IMPLEMENTED).hasToString("5 to 6");
+    assertThat(range(5, 5)).hasToString("5");
   }
 
   @Test
   void withTestHook_onlyTheHighestPlusOne_raisesTheHighest_keepingTheLowest() {
-    assertThat(ProtocolVersions.withTestHook(null)).isEqualTo(range(5, 5));
-    assertThat(ProtocolVersions.withTestHook("6")).isEqualTo(range(5, 6));
-    assertThat(ProtocolVersions.withTestHook(" 6 ")).isEqualTo(range(5, 6));
+    assertThat(ProtocolVersions.withTestHook(null)).isEqualTo(range(5, 6));
+    assertThat(ProtocolVersions.withTestHook("7")).isEqualTo(range(5, 7));
+    assertThat(ProtocolVersions.withTestHook(" 7 ")).isEqualTo(range(5, 7));
   }
 
   @Test
   void withTestHook_anyOtherValue_isRefusedNamingTheProperty() {
-    for (String value : new String[] {"7", "5", "4", "", "six", "255"}) {
+    for (String value : new String[] {"8", "6", "5", "", "seven", "255"}) {
       assertThatThrownBy(() -> ProtocolVersions.withTestHook(value)).as(value).isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("tandem.protocol.highest=" + value).hasMessageContaining("may only be 6");
+          .hasMessageContaining("tandem.protocol.highest=" + value).hasMessageContaining("may only be 7");
     }
   }
 }

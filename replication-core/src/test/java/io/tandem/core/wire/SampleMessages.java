@@ -51,6 +51,7 @@ final class SampleMessages {
             new Message.BulkRefusals.Refusal("b2", new Message.Nack(Message.Nack.Reason.INVALIDATED, 3, 0, "session b2 was invalidated")),
             new Message.BulkRefusals.Refusal("b3", new Message.Nack(Message.Nack.Reason.BACKUP_STORE_FULL, 0, 0, "full")))),
         new Message.Nack(Message.Nack.Reason.CONTEXT_NOT_DEPLOYED, 0, 0, "node-2 runs no context [/shop]"),
+        Message.Nack.refused(Message.Nack.Refusal.BEING_HANDED, 4, 2, "session s is being handed to n2; ask every member"),
         new Message.InContext("/shop", new Message.FullSession(snapshot("s-in-context"))),
         new Message.InContext("", new Message.Locate("s1")),
         new Message.InContext("/ünï", new Message.BulkTransfer(Message.BulkTransfer.Purpose.HANDOFF, List.of(snapshot("h1")))),

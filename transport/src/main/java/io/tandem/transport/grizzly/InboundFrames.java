@@ -47,9 +47,9 @@ final class InboundFrames {
     if (connection.pending.fail(id, new TransportException(connection.peer(), "peer sent an unreadable reply: " + e.getMessage(), e))) {
       return;
     }
-    Message.Nack.Reason reason = e instanceof UnknownMessageTypeException || e instanceof UnsupportedProtocolVersionException
-        ? Message.Nack.Reason.UNSUPPORTED : Message.Nack.Reason.REFUSED;
-    respond(connection, id, new Message.Nack(reason, 0, 0, e.getMessage()));
+    boolean unsupported = e instanceof UnknownMessageTypeException || e instanceof UnsupportedProtocolVersionException;
+    respond(connection, id, unsupported ? new Message.Nack(Message.Nack.Reason.UNSUPPORTED, 0, 0, e.getMessage())
+        : Message.Nack.refused(Message.Nack.Refusal.MALFORMED, e.getMessage()));
   }
 
   void onEnvelope(PeerConnection connection, Envelope envelope) {

@@ -189,14 +189,14 @@ class GrizzlyTransportProtocolVersionsTest {
       assertThat(answer[0]).as("framed for any version to read").isEqualTo((byte) 5);
       ByteBuffer payload = ByteBuffer.wrap(answer, 11, answer.length - 11);
       assertThat(payload.getInt()).as("lowest").isEqualTo(5);
-      assertThat(payload.getInt()).as("highest").isEqualTo(5);
+      assertThat(payload.getInt()).as("highest").isEqualTo(6);
       assertThat(in.read()).as("closed after the answer").isEqualTo(-1);
     }
 
     await().atMost(Duration.ofSeconds(5)).until(() -> node.stats().refusals(RefusalCause.PROTOCOL_VERSION) == 1);
     assertThat(node.stats().refusals(RefusalCause.PROTOCOL_VIOLATION)).isZero();
     assertThat(warnings).anySatisfy(w -> assertThat(w).contains("peer old-node")
-        .contains("speaks protocol version 4 only (a release before versions were negotiated)").contains("this node speaks 5"));
+        .contains("speaks protocol version 4 only (a release before versions were negotiated)").contains("this node speaks 5 to 6"));
   }
 
   @Test
@@ -211,7 +211,7 @@ class GrizzlyTransportProtocolVersionsTest {
     assertThat(old.challenged.get()).as("then version 4's own hello, answered").isEqualTo(1);
     assertThat(outcome.status()).isEqualTo(ProbeOutcome.Status.REFUSED);
     assertThat(outcome.refusal()).isEqualTo(ProbeOutcome.Refusal.PROTOCOL_VERSION);
-    assertThat(outcome.detail()).contains("speaks protocol version 4 only").contains("this node speaks 5");
+    assertThat(outcome.detail()).contains("speaks protocol version 4 only").contains("this node speaks 5 to 6");
     assertThat(node.refusedMembers()).containsKey(new NodeId("old-node"));
   }
 }
