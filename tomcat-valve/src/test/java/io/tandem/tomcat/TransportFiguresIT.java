@@ -56,9 +56,9 @@ class TransportFiguresIT extends TomcatClusterIT {
 
     MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
     assertThat(jmx.getAttribute(new ObjectName("io.tandem:type=Replication,node=\"n1\",context=\"/\""), "ProtocolVersions"))
-        .isEqualTo("5; n2=5");
+        .isEqualTo("5 to 6; n2=6");
     assertThat(jmx.getAttribute(new ObjectName("io.tandem:type=Replication,node=\"n2\",context=\"/\""), "ProtocolVersions"))
-        .isEqualTo("5; n1=5");
+        .isEqualTo("5 to 6; n1=6");
   }
 
   private static Map<String, Long> figures(String node) throws Exception {
