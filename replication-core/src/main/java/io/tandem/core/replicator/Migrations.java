@@ -511,6 +511,11 @@ final class Migrations implements IncomingRequests.HandingOut {
     }
     backups.refuseUpTo(id, refusedAfterHandingOut(backup, requester));
     handovers.handedOut(handover);
+    // Let go of for another owner, as an owned session handed away is: once the handover is done nothing else here
+    // says so, and a request here whose route names the dead owner (this node its successor) heard "not held" from
+    // the owner's next run and answered "no such session" for one its requester owned (soak seed 345050,
+    // docs/protocol.md 11.3.39). Remembered, every member is asked, and a member asking is told to do the same.
+    handedAway.add(id);
     counters.sessionsMigratedOut.increment();
     return new Message.FullSession(handed);
   }

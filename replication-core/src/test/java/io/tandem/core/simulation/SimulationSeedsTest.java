@@ -482,6 +482,17 @@ class SimulationSeedsTest {
     assertThat(scrambled(275973)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * 11.3.39: n3 handed the backup it held of a killed owner's session to n4; once that handover was done nothing on
+   * n3 said it had let the session go, and a request on n3 whose route named the owner, restarted empty (n3 its
+   * successor), concluded from the one hop that the session existed nowhere ({@code
+   * BackupHandedOutThenAskedByRouteTest}). Found at 84492a8.
+   */
+  @Test
+  void backupHandedOut_isRememberedAsLetGo_seed345050() {
+    assertThat(scrambled(345050)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }

@@ -112,6 +112,7 @@ public final class InMemoryNetwork implements AutoCloseable {
       }
       InMemoryTransport transport = new InMemoryTransport(this, id, requestTimeout, maxInFlight);
       nodes.put(id, transport);
+      killed.remove(id); // started again at its address: a redial reaches it
       return transport;
     }
   }
