@@ -483,6 +483,17 @@ class SimulationSeedsTest {
   }
 
   /**
+   * 11.3.38, its second half: the requester was paused right after the hand-out and answered {@code UNCONFIRMED} at
+   * the handed epoch, unprotected (its buddy's view had dropped it); the holder let go, and once the view dropped the
+   * requester a request on the holder found the session nowhere. Fails at 84492a8, where only {@code PRIMARY} held the
+   * copy back.
+   */
+  @Test
+  void handoverToAPausedUnprotectedRequester_keepsTheCopyHandedOut_seed384706() {
+    assertThat(scrambled(384706)).doesNotContain(Checker.Kind.LOST_SESSION);
+  }
+
+  /**
    * 11.3.39: n3 handed the backup it held of a killed owner's session to n4; once that handover was done nothing on
    * n3 said it had let the session go, and a request on n3 whose route named the owner, restarted empty (n3 its
    * successor), concluded from the one hop that the session existed nowhere ({@code
