@@ -351,11 +351,20 @@ final class RemoteTakeover {
       answer = waiter.await(reply, config.ackTimeout().toNanos());
     } catch (TimeoutException e) {
       reply.thenAccept(late -> {
-        // Not when this node has the session already, or took it and let go of it since: the late copy is older.
-        if (late instanceof Message.FullSession full && owned.get(id).isEmpty() && !letGoHere.test(id)
-            && installableAnswer(id, holder, askedAt)) {
+        if (!(late instanceof Message.FullSession full) || !installableAnswer(id, holder, askedAt)) {
+          return;
+        }
+        // Not when this node has the session already, or took it and let go of it since: the late copy is older,
+        // unless it supersedes one installed here and never served (see supersedes).
+        if (owned.get(id).isEmpty() && !letGoHere.test(id)) {
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over after the request that asked had given up; it is"
               + " owned here from now on", id, holder.value());
+          install(id, holder, full.snapshot(), false);
+        } else if (supersedes(id, full.snapshot())) {
+          owned.get(id).ifPresent(older -> fence.accept(older, holder.value() + " handed it over at epoch "
+              + full.snapshot().epoch() + ", above the copy installed here, which was never served"));
+          LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over at epoch {2} after another member had; the later"
+              + " copy is owned here from now on", id, holder.value(), full.snapshot().epoch());
           install(id, holder, full.snapshot(), false);
         }
       });
@@ -499,6 +508,21 @@ final class RemoteTakeover {
         releasing.remove(id, release);
       }
     }
+  }
+
+  /**
+   * Whether {@code later}, handed here by one member after the request that asked had given up, replaces the session
+   * another member handed here: it is at a later epoch, and the one installed was never served (its release is still
+   * pending) nor written. Two members can each hand the session over, both asked by one request's hop: the holder,
+   * late, at its epoch + 1, and its buddy, which adopted it when the holder died and wrote to it, at the epoch after
+   * that. Ignored, the later copy was lost with what that buddy had acknowledged, for the buddy let go of it once this
+   * node answered that it owned the session at the buddy's own epoch (soak seed 398513, docs/protocol.md 11.3.40).
+   */
+  private boolean supersedes(String id, SessionSnapshot later) {
+    Release release = releasing.get(id);
+    return release != null && release.session().epoch() < later.epoch()
+        && release.session().version() == release.version()
+        && owned.get(id).map(session -> session == release.session()).orElse(false);
   }
 
   /** Whether a request for {@code id} must wait: its release of the holder's buddy's copy is not answered yet. */

@@ -504,6 +504,16 @@ class SimulationSeedsTest {
     assertThat(scrambled(345050)).doesNotContain(Checker.Kind.LOST_SESSION);
   }
 
+  /**
+   * 11.3.40: one request's hop got two late hand-overs of one session, the holder's at epoch 2 and, after the holder
+   * died, its buddy's at epoch 3 with a write that buddy had acknowledged; the second was dropped as older, the buddy
+   * let go, and the write was lost ({@code TwoLateHandoversOfOneRequestTest}). Fails at 49eebae.
+   */
+  @Test
+  void laterCopyHandedOverLate_replacesTheOneNeverServed_seed398513() {
+    assertThat(scrambled(398513)).doesNotContain(Checker.Kind.LOST_WRITE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
