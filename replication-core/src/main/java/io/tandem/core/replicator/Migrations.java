@@ -577,13 +577,16 @@ final class Migrations implements IncomingRequests.HandingOut {
    * A graceful leave, before the owned sessions are handed to the buddy: waits at most {@code nanos} for every pending
    * handover to be decided as it would be otherwise (a session taken back is handed off with the others) and for the
    * releases that end them to be answered. One still undecided keeps its former buddy's copy: the requester may never
-   * have had the session.
+   * have had the session. It waits as long for the releases of the sessions migrated in here (11.3.34): forgotten as
+   * this node leaves, the holder's buddy's copy would stay, adoptable beside the buddy this node hands them to should
+   * the holder die (docs/protocol.md 11.3.41).
    */
   void leaving(long nanos) {
     long deadline = ticker.read() + nanos;
     CompletableFuture<Void> never = new CompletableFuture<>();
-    while (handovers.unsettled() && ticker.read() < deadline) {
+    while ((handovers.unsettled() || remote.anyReleasePending()) && ticker.read() < deadline) {
       handovers.tick();
+      remote.resendUnansweredReleases();
       try {
         waiter.await(never, Math.min(deadline - ticker.read(), LEAVING_POLL_NANOS));
       } catch (TimeoutException | ExecutionException e) {
@@ -596,6 +599,10 @@ final class Migrations implements IncomingRequests.HandingOut {
     if (handovers.undecided() > 0) {
       LOG.log(Level.WARNING, "Node {0} leaves with {1} sessions handed out and not known to be held by their requesters;"
           + " their former buddies keep their copies", local.value(), handovers.undecided());
+    }
+    if (remote.anyReleasePending()) {
+      LOG.log(Level.WARNING, "Node {0} leaves with sessions migrated in whose former holder''s buddy has not answered the"
+          + " release of its copy; that copy stays there", local.value());
     }
   }
 

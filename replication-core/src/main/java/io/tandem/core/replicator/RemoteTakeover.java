@@ -497,7 +497,9 @@ final class RemoteTakeover {
     }
     MembershipView current = view.get();
     for (Release release : List.copyOf(unanswered)) {
-      unanswered.remove(release);
+      if (!unanswered.remove(release)) {
+        continue; // sent again by another thread meanwhile (the tick, or a graceful leave's wait)
+      }
       String id = release.moved().id();
       if (releasing.get(id) != release) {
         continue;
