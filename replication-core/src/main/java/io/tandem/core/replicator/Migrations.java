@@ -98,6 +98,8 @@ final class Migrations implements IncomingRequests.HandingOut {
    */
   private final RecentIds justHanded;
   private final long ackTimeoutNanos;
+  /** How often a graceful leave sends again the releases refused for now, as the maintenance tick would. */
+  private final long resendEveryNanos;
   private final Ticker ticker;
   private final Waiter waiter;
   /** Sessions handed out whose requester has not yet shown it holds them: the migration's second step. */
@@ -129,6 +131,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     this.justHanded = new RecentIds(ticker.asLocalClock(), config.ackTimeout().plus(config.settleTimeout()),
         HANDED_AWAY_CAPACITY);
     this.ackTimeoutNanos = config.ackTimeout().toNanos();
+    this.resendEveryNanos = config.maintenanceInterval().toNanos();
     this.ownerLease = config.pauseThreshold();
     this.ticker = ticker;
     this.waiter = waiter;
@@ -156,7 +159,7 @@ final class Migrations implements IncomingRequests.HandingOut {
           }
         });
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
-        counters, log, unknown, engine::view, this::promote, handedAway::contains,
+        counters, log, unknown, engine::view, this::promote, handedAway::valueOf,
         handedAway::spansItsLifetime, justHanded::contains, this::onlyCopyHere,
         engine::releaseLater, engine::fence, waiter, ticker, clock);
   }
@@ -167,7 +170,7 @@ final class Migrations implements IncomingRequests.HandingOut {
    * tells a member that asks to do the same.
    */
   void fencedHere(String id) {
-    handedAway.add(id);
+    handedAway.add(id, Long.MAX_VALUE); // by a claim at an epoch this node does not know: every late copy is older
   }
 
   /**
@@ -439,7 +442,7 @@ final class Migrations implements IncomingRequests.HandingOut {
       }
       snapshot = OwnedSession.encode(handed.get(), rules); // before the container drops its copy and its attributes
       engine.retireFenced(session, "migrated to " + requester.value());
-      handedAway.add(id);
+      handedAway.add(id, newEpoch);
       justHanded.add(id, newEpoch);
       // The buddy keeps its copy until the requester shows it holds the session (Handovers): a reply lost on the way
       // must not lose the session with it.
@@ -515,7 +518,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     // says so, and a request here whose route names the dead owner (this node its successor) heard "not held" from
     // the owner's next run and answered "no such session" for one its requester owned (soak seed 345050,
     // docs/protocol.md 11.3.39). Remembered, every member is asked, and a member asking is told to do the same.
-    handedAway.add(id);
+    handedAway.add(id, newEpoch);
     counters.sessionsMigratedOut.increment();
     return new Message.FullSession(handed);
   }
@@ -584,9 +587,13 @@ final class Migrations implements IncomingRequests.HandingOut {
   void leaving(long nanos) {
     long deadline = ticker.read() + nanos;
     CompletableFuture<Void> never = new CompletableFuture<>();
+    long resentAt = ticker.read();
     while ((handovers.unsettled() || remote.anyReleasePending()) && ticker.read() < deadline) {
       handovers.tick();
-      remote.resendUnansweredReleases();
+      if (ticker.read() - resentAt >= resendEveryNanos) {
+        remote.resendUnansweredReleases(); // a buddy that answers "retry" at once is asked once a tick, not a poll
+        resentAt = ticker.read();
+      }
       try {
         waiter.await(never, Math.min(deadline - ticker.read(), LEAVING_POLL_NANOS));
       } catch (TimeoutException | ExecutionException e) {

@@ -70,10 +70,13 @@ final class RemoteTakeover {
   private final Supplier<MembershipView> view;
   /** Promotes a session another request of this node brought in meanwhile (see {@link Migrations#promote}). */
   private final Function<String, Optional<SessionSnapshot>> promote;
-  /** Whether this node owned the session a moment ago and let go of it (handed away or fenced). */
-  private final Predicate<String> letGoHere;
   /**
-   * Whether {@link #letGoHere} reaches back a whole tombstone lifetime: false for the first one after this node
+   * The epoch at which this node let go of a session a moment ago (handed it away, or handed out its backup, at that
+   * epoch; fenced: above any), if it did.
+   */
+  private final Function<String, OptionalLong> letGoAt;
+  /**
+   * Whether {@link #letGoAt} reaches back a whole tombstone lifetime: false for the first one after this node
    * started, when what it let go of in a former run (restarted in place, under the same node id) is not in it.
    */
   private final java.util.function.BooleanSupplier letGoRememberedInFull;
@@ -112,7 +115,7 @@ final class RemoteTakeover {
   RemoteTakeover(ReplicationConfig config, Transport transport, OwnedSessions owned, BackupStore backups,
       Quarantine quarantine, Locator locator, StateTransfer stateTransfer, FlushRules rules, ReplicationCounters counters,
       RateLimitedLog log, UnknownSessions unknown, Supplier<MembershipView> view,
-      Function<String, Optional<SessionSnapshot>> promote, Predicate<String> letGoHere,
+      Function<String, Optional<SessionSnapshot>> promote, Function<String, OptionalLong> letGoAt,
       java.util.function.BooleanSupplier letGoRememberedInFull, Predicate<String> onItsWay,
       Function<String, Acquisition> onlyCopyHere, java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder,
       java.util.function.BiConsumer<OwnedSession, String> fence, Waiter waiter, Ticker ticker,
@@ -138,7 +141,7 @@ final class RemoteTakeover {
     this.unknown = unknown;
     this.view = view;
     this.promote = promote;
-    this.letGoHere = letGoHere;
+    this.letGoAt = letGoAt;
     this.onlyCopyHere = onlyCopyHere;
   }
 
@@ -198,7 +201,7 @@ final class RemoteTakeover {
       // A session this node let go of a moment ago (fenced, or handed away): it may have gone to a node whose buddy
       // is not the route's successor, or to one this node's view does not list yet. Only every member can say where.
       // (A forged id costs the one hop only, as any other: it was never let go of here.)
-      boolean letGo = letGoHere.test(id);
+      boolean letGo = letGoHere(id);
       // A route naming a node that left the view: its buddy alone says nothing conclusive, since the session may have
       // been installed there a moment before it died, with only the holder of the handover keeping a copy (the
       // simulation, seed 21051).
@@ -306,7 +309,7 @@ final class RemoteTakeover {
     }
     if (holder == null) {
       MembershipView current = view.get();
-      if (!ended && letGoHere.test(id) && current != null && current.memberIds().size() == 1) {
+      if (!ended && letGoHere(id) && current != null && current.memberIds().size() == 1) {
         // Let go of here a moment ago for another owner (fenced by its copy at a later epoch, or handed away), and
         // this node's view lists nobody else yet (the views of a healed partition merge one at a time): that owner is
         // not asked, and "nowhere" would give the user an empty session in its place (the simulation, seed 1067).
@@ -354,9 +357,11 @@ final class RemoteTakeover {
         if (!(late instanceof Message.FullSession full) || !installableAnswer(id, holder, askedAt)) {
           return;
         }
-        // Not when this node has the session already, or took it and let go of it since: the late copy is older,
-        // unless it supersedes one installed here and never served (see supersedes).
-        if (owned.get(id).isEmpty() && !letGoHere.test(id)) {
+        // Not when this node has the session already, or took it and let go of it since at that epoch or above: the
+        // late copy is older; unless it supersedes one installed here and never served (see supersedes). A copy
+        // handed out from here at a lower epoch (a backup, after its owner died) says nothing of this later one.
+        OptionalLong letGo = letGoAt.apply(id);
+        if (owned.get(id).isEmpty() && (letGo.isEmpty() || letGo.getAsLong() < full.snapshot().epoch())) {
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over after the request that asked had given up; it is"
               + " owned here from now on", id, holder.value());
           install(id, holder, full.snapshot(), false);
@@ -510,6 +515,11 @@ final class RemoteTakeover {
         releasing.remove(id, release);
       }
     }
+  }
+
+  /** Whether this node let go of {@code id} a moment ago. */
+  private boolean letGoHere(String id) {
+    return letGoAt.apply(id).isPresent();
   }
 
   /**

@@ -53,4 +53,45 @@ class BackupHandedOutThenAskedByRouteTest {
     });
     assertThat(n2.engine.promote("s").map(n2::decode)).hasValue(Map.of("seq", 5));
   }
+
+  /**
+   * The memory of a backup handed out names the epoch it was handed at: an answer that comes after the request gave up,
+   * at a later epoch (this node asked the session's next owner for it), is installed as any late answer is, not
+   * dropped as older than what this node let go of (review of 11.3.39).
+   */
+  @Test
+  void lateAnswerAtALaterEpoch_onTheMemberThatHandedItsBackupOut_isInstalled() throws Exception {
+    EngineCluster cluster = clusters.start(ReplicationConfig.builder().maintenanceInterval(Duration.ofMillis(50))
+        .ackTimeout(Duration.ofMillis(300)).settleTimeout(Duration.ofSeconds(2)).build(), "n1", "n2", "n3", "n4");
+    EngineCluster.Node n2 = cluster.node("n2");
+    EngineCluster.Node n3 = cluster.node("n3");
+    cluster.ownedByN1WithItsCopyOnN2("s");
+    cluster.kill("n1");
+    await().atMost(Duration.ofSeconds(5)).until(() -> {
+      n3.engine.acquire("s", "n1");
+      return n3.engine.owns("s");
+    });
+    assertThat(n2.engine.owns("s")).isFalse();
+    await().atMost(Duration.ofSeconds(5)).until(() -> n2.engine.stats().handoversUndecided() == 0);
+
+    // n2 asks n3, the owner now, for the session; n3's answer, at epoch 3, comes after n2 gave up waiting.
+    cluster.network.honourRequestTimeouts();
+    cluster.network.setWireHook(message -> {
+      if (message instanceof io.tandem.core.wire.Message.FullSession answer && answer.snapshot().id().equals("s")
+          && answer.snapshot().epoch() == 3) {
+        try {
+          Thread.sleep(500);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return cluster.throughTheCodec(message);
+    });
+    Acquisition first = n2.engine.acquire("s", "n3");
+    assertThat(first.snapshot()).as("answered after the request gave up").isEmpty();
+
+    await().atMost(Duration.ofSeconds(2)).untilAsserted(() ->
+        assertThat(n2.engine.owns("s")).as("the late answer, installed").isTrue());
+    assertThat(n3.engine.owns("s")).isFalse();
+  }
 }
