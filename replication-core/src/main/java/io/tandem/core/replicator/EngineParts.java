@@ -218,11 +218,17 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
     return ring.buddy();
   }
 
-  /** OwnerWrites: the membership's view (suspects included) lists this node alone, or there is none yet. */
+  /**
+   * OwnerWrites: the membership's view (suspects included) lists this node alone, or there is none yet; and this node is
+   * not in quarantine. A view that shrank to this node within moments, or dropped members still sending it traffic,
+   * may be the cut-off side's: a write admitted before that view came and answered "kept, alone" after it was lost at
+   * the merge, the other side having taken the session over (the hang-owner drill through httpd, docs/protocol.md
+   * 11.3.42). In quarantine such a write waits as any write without a buddy does, and ends 503 if none comes.
+   */
   @Override
   public boolean aloneInView() {
     MembershipView current = ring.view();
-    return current == null || current.memberIds().equals(List.of(local));
+    return (current == null || current.memberIds().equals(List.of(local))) && !quarantine.active();
   }
 
   /**
