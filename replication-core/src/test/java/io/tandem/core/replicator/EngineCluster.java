@@ -114,6 +114,20 @@ final class EngineCluster implements AutoCloseable {
   }
 
   /**
+   * While {@code losing} says so, every release ({@code Invalidate RELEASED}) of session {@code id} is lost on the wire;
+   * everything else crosses the codec as before.
+   */
+  void loseReleasesOf(String id, java.util.function.BooleanSupplier losing) {
+    network.setWireHook(message -> {
+      if (losing.getAsBoolean() && message instanceof io.tandem.core.wire.Message.Invalidate release
+          && release.sessionId().equals(id) && release.reason() == io.tandem.core.wire.Message.InvalidateReason.RELEASED) {
+        throw new IllegalStateException("the release is lost");
+      }
+      return throughTheCodec(message);
+    });
+  }
+
+  /**
    * While {@code held} says so, re-protection batches ({@code BulkTransfer} of backups) fail on the wire, as if they had
    * not arrived yet; everything else crosses the codec as before.
    */

@@ -3,7 +3,6 @@ package io.tandem.core.replicator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tandem.core.config.ReplicationConfig;
-import io.tandem.core.wire.Message;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,13 +29,7 @@ class GracefulLeaveWithAReleasePendingTest {
 
     // n4 (whose buddy is n5) migrates the session from n1; its release of n1's buddy n2 is lost for now.
     AtomicBoolean losing = new AtomicBoolean(true);
-    cluster.network.setWireHook(message -> {
-      if (losing.get() && message instanceof Message.Invalidate release && release.sessionId().equals("s")
-          && release.reason() == Message.InvalidateReason.RELEASED) {
-        throw new IllegalStateException("the release is lost");
-      }
-      return cluster.throughTheCodec(message);
-    });
+    cluster.loseReleasesOf("s", losing::get);
     assertThat(n4.engine.acquire("s", "n1").snapshot()).as("its release is unanswered").isEmpty();
     assertThat(n4.engine.owns("s")).isTrue();
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.config.ReplicationConfig;
-import io.tandem.core.wire.Message;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -31,13 +30,7 @@ class ReleaseOfTheHoldersBuddyUnansweredTest {
     // n4 (whose buddy is n5) migrates the session from n1; its release of n2's copy is lost, and so is every one
     // sent again until n1 has died and n2 adopted its backup.
     AtomicBoolean losing = new AtomicBoolean(true);
-    cluster.network.setWireHook(message -> {
-      if (losing.get() && message instanceof Message.Invalidate release && release.sessionId().equals("s")
-          && release.reason() == Message.InvalidateReason.RELEASED) {
-        throw new IllegalStateException("the release is lost");
-      }
-      return cluster.throughTheCodec(message);
-    });
+    cluster.loseReleasesOf("s", losing::get);
     Acquisition acquisition = n4.engine.acquire("s", "n1");
     assertThat(acquisition.snapshot()).as("not served while n2 may still adopt its copy at n4's epoch").isEmpty();
     assertThat(acquisition.unavailable()).isPresent();

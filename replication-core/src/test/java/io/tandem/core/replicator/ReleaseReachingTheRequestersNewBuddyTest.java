@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tandem.core.config.ReplicationConfig;
-import io.tandem.core.wire.Message;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,13 +30,7 @@ class ReleaseReachingTheRequestersNewBuddyTest {
     cluster.ownedByN1WithItsCopyOnN2("s");
 
     AtomicBoolean losing = new AtomicBoolean(true);
-    cluster.network.setWireHook(message -> {
-      if (losing.get() && message instanceof Message.Invalidate release && release.sessionId().equals("s")
-          && release.reason() == Message.InvalidateReason.RELEASED) {
-        throw new IllegalStateException("the release is lost");
-      }
-      return cluster.throughTheCodec(message);
-    });
+    cluster.loseReleasesOf("s", losing::get);
     assertThat(n4.engine.acquire("s", "n1").snapshot()).as("its release is unanswered").isEmpty();
     assertThat(n4.engine.owns("s")).isTrue();
     long epoch = n4.engine.promote("s").orElseThrow().epoch();
