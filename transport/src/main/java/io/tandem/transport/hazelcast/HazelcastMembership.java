@@ -61,6 +61,15 @@ public final class HazelcastMembership implements Membership {
   /** Member attribute holding the transport address. */
   static final String TRANSPORT_ATTRIBUTE = "tandem.transport";
 
+  /**
+   * Member attribute holding this start's run number (the member's incarnation). Not Hazelcast's member UUID: a
+   * split-brain merge gives a member that kept running (and kept its sessions) a new UUID, which read as a restart
+   * made the others adopt the copies they held of it, an ended session among them (docs/protocol.md 11.3.43).
+   * Hazelcast copies a member's attributes to the member it re-creates at a merge, so the run changes only when the
+   * process starts Tandem again. A member of an older release publishes none, and is read by its UUID as before.
+   */
+  static final String RUN_ATTRIBUTE = "tandem.run";
+
   /** Hazelcast keeps no Tandem data, so leaving never needs to wait long for partition hand-over. */
   private static final String GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS = "10";
 
@@ -72,6 +81,8 @@ public final class HazelcastMembership implements Membership {
   }
 
   private final HazelcastMembershipConfig config;
+  /** This start's run number, published as {@link #RUN_ATTRIBUTE}: random, so a restart under the same id differs. */
+  private final long run = newRun();
   private final ExecutorService dispatcher;
   private final Object lock = new Object();
   private final List<ViewListener> listeners = new ArrayList<>();
@@ -112,7 +123,7 @@ public final class HazelcastMembership implements Membership {
     }
     HazelcastInstance started;
     try {
-      started = Hazelcast.newHazelcastInstance(hazelcastConfig(config, new Events()));
+      started = Hazelcast.newHazelcastInstance(hazelcastConfig(config, run, new Events()));
     } catch (RuntimeException e) {
       close();
       throw e;
@@ -217,6 +228,10 @@ public final class HazelcastMembership implements Membership {
   private static final String MERGE_CHECK_SECONDS = "5";
 
   static Config hazelcastConfig(HazelcastMembershipConfig config, EventListener listener) {
+    return hazelcastConfig(config, newRun(), listener);
+  }
+
+  static Config hazelcastConfig(HazelcastMembershipConfig config, long run, EventListener listener) {
     Config hz = new Config();
     hz.setClusterName(config.clusterName());
     hz.setInstanceName("tandem-" + config.localNode() + "-" + config.clusterName());
@@ -248,7 +263,8 @@ public final class HazelcastMembership implements Membership {
     hz.getSerializationConfig().setJavaSerializationFilterConfig(new JavaSerializationFilterConfig());
     hz.getMemberAttributeConfig()
         .setAttribute(NODE_ATTRIBUTE, config.localNode().value())
-        .setAttribute(TRANSPORT_ATTRIBUTE, config.transportAddress());
+        .setAttribute(TRANSPORT_ATTRIBUTE, config.transportAddress())
+        .setAttribute(RUN_ATTRIBUTE, Long.toString(run));
 
     NetworkConfig network = hz.getNetworkConfig();
     network.setPort(config.port()).setPortAutoIncrement(false);
@@ -353,7 +369,7 @@ public final class HazelcastMembership implements Membership {
         LOG.log(Level.WARNING, "ignoring Hazelcast member " + hazelcastMember + ": " + e.getMessage());
         continue;
       }
-      // Hazelcast gives a restarted member a new UUID: the same node id and address, but another run.
+      // A restarted member publishes another run under the same node id and address; a merged one keeps its run.
       Member member = new Member(id, address, incarnationOf(hazelcastMember));
       Member older = byId.putIfAbsent(id, member);
       if (older != null) {
@@ -365,9 +381,25 @@ public final class HazelcastMembership implements Membership {
     return new MembershipView(0, List.copyOf(byId.values())).members();
   }
 
-  private static long incarnationOf(com.hazelcast.cluster.Member hazelcastMember) {
+  /** The member's {@link #RUN_ATTRIBUTE}; for a member of an older release, which publishes none, its UUID. */
+  static long incarnationOf(com.hazelcast.cluster.Member hazelcastMember) {
+    String run = hazelcastMember.getAttribute(RUN_ATTRIBUTE);
+    if (run != null) {
+      try {
+        return Long.parseLong(run);
+      } catch (NumberFormatException e) {
+        LOG.log(Level.WARNING, "Hazelcast member " + hazelcastMember + " publishes a run that is not a number: " + run
+            + "; reading its run from its member UUID");
+      }
+    }
     java.util.UUID uuid = hazelcastMember.getUuid();
     return uuid == null ? 0 : uuid.getMostSignificantBits() ^ uuid.getLeastSignificantBits();
+  }
+
+  /** A run number for one start of this membership: a random 64-bit value (a restart picks another). */
+  private static long newRun() {
+    java.util.UUID random = java.util.UUID.randomUUID();
+    return random.getMostSignificantBits() ^ random.getLeastSignificantBits();
   }
 
   private void deliver(MembershipView view) {

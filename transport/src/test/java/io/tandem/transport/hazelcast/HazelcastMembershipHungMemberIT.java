@@ -58,6 +58,30 @@ class HazelcastMembershipHungMemberIT {
     assertThat(detection).isLessThan(Duration.ofSeconds(5));
   }
 
+  /**
+   * docs/protocol.md 11.3.43: a member that hung past failure detection forms a cluster of its own and is merged back,
+   * and Hazelcast gives one side's member a new UUID at the merge. Read as that member's run, the other side took it
+   * for restarted (without its sessions) and adopted the copies it held of it, an ended session among them. The run
+   * is the member's own attribute now, and a merge keeps it.
+   */
+  @Test
+  void hungMemberMergedBackKeepsItsRun() throws Exception {
+    Membership a = fixture.create(A, "test://a");
+    a.start();
+    other = startMember(fixture.config(B, "test://b"));
+    await().atMost(Duration.ofSeconds(60)).until(() -> a.currentView().contains(B));
+    long runOfA = a.currentView().member(A).orElseThrow().incarnation();
+    long runOfB = a.currentView().member(B).orElseThrow().incarnation();
+
+    signal("STOP", other.pid());
+    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).until(() -> !a.currentView().contains(B));
+    signal("CONT", other.pid());
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(50)).until(() -> a.currentView().contains(B));
+
+    assertThat(a.currentView().member(A).orElseThrow().incarnation()).as("a's run after the merge").isEqualTo(runOfA);
+    assertThat(a.currentView().member(B).orElseThrow().incarnation()).as("b's run after the merge").isEqualTo(runOfB);
+  }
+
   private static Process startMember(HazelcastMembershipConfig config) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
