@@ -78,7 +78,7 @@ final class Adoption {
     this.ring = ring;
     this.quarantine = quarantine;
     this.maintenance = maintenance;
-    this.leftovers = new LeftoverCopies(local, backups, locator, ring::replicating, this::adoptBackup);
+    this.leftovers = new LeftoverCopies(local, backups, locator, ring::replicating, this::adoptLeftover);
   }
 
   LeftoverCopies leftovers() {
@@ -138,6 +138,19 @@ final class Adoption {
   }
 
   /**
+   * {@link #adoptBackup} for a copy {@link LeftoverCopies} confirmed: its owner goes into the release ledger, as a dead
+   * owner's does in {@link #adoptAll} (alive beyond a cut, or back from a pause, it is told and lets go).
+   */
+  private Optional<OwnedSession> adoptLeftover(String id, Predicate<BackupStore.BackupEntry> eligible) {
+    Optional<NodeId> owner = backups.entry(id).filter(eligible).map(BackupStore.BackupEntry::owner);
+    Optional<OwnedSession> adopted = adoptBackup(id, eligible);
+    if (adopted.isPresent() && owner.isPresent() && !owner.get().equals(local)) {
+      releaseFormerOwner.accept(adopted.get(), owner.get());
+    }
+    return adopted;
+  }
+
+  /**
    * How long an access may take to reach the buddy (6.9): the touch lag's bound, then up to one tick before the
    * touch is sent. The window a copy's last access is vouched for in ({@link BackupStore.BackupEntry#vouchedSnapshot}).
    */
@@ -183,21 +196,34 @@ final class Adoption {
   }
 
   /**
-   * The quarantine was lifted: adopts the backups of owners that are not in {@code current}, and of those that left or
-   * restarted meanwhile and are listed again under another run. Such an owner restarted without its sessions: seeing
-   * it back in the view, this node kept their only copies and nobody owned them until a request migrated each one from
-   * here (soak seed 89564). One listed under the same run was only cut off, and owns its sessions still.
+   * The quarantine was lifted: the backups of owners that are not in {@code current}, and of those that left or
+   * restarted meanwhile and are listed again under another run, are confirmed with every member before any is adopted
+   * ({@link LeftoverCopies#doubt}). While this node was away, such an owner may have moved its buddy elsewhere and
+   * written on, or ended sessions, there: adopted at once, a copy here brought an ended session back or served values
+   * older than the owner's last 200 (docs/protocol.md 11.3.43). A restarted owner came back without its sessions:
+   * seeing it back in the view, this node kept their only copies and nobody owned them until a request migrated each
+   * one from here (soak seed 89564); confirmed, nobody else holds them, and they are adopted. One listed under the same
+   * run was only cut off, and owns its sessions still.
    */
   void adoptAbsentOwners(MembershipView current) {
+    int doubted = 0;
     for (NodeId owner : backups.owners()) {
       Long runBefore = departedInQuarantine.get(owner);
       boolean restarted = runBefore != null
           && current.member(owner).map(run -> run.incarnation() != runBefore).orElse(false);
       if (!current.contains(owner) || restarted) {
-        adoptAll(owner, runBefore == null ? UNKNOWN_RUN : runBefore);
+        for (BackupStore.BackupEntry held : backups.heldFor(owner)) {
+          leftovers.doubt(held);
+          doubted++;
+        }
       }
     }
     departedInQuarantine.clear();
+    if (doubted > 0) {
+      // Confirmed by this tick's next task (confirmLeftovers), and by a request for one of them before that.
+      LOG.log(Level.INFO, "Node {0}: {1} copies held here through the quarantine are of owners that left or restarted"
+          + " meanwhile; each is adopted once every other member answered and none holds it as new", local.value(), doubted);
+    }
   }
 
   /** Whether this node holds a backup of {@code id} whose owner it saw die (see {@link SuspectedPeers#seenDying}). */
@@ -240,6 +266,11 @@ final class Adoption {
     Duration lease = config.pauseThreshold();
     for (BackupStore.BackupEntry entry : held) {
       String id = entry.snapshot().id();
+      if (leftovers.isDoubted(entry)) {
+        // Kept through a quarantine, not yet confirmed (the owner restarted, or came back, and is gone again): only
+        // confirmed with every member is it adopted (11.3.43), by the tick or a request.
+        continue;
+      }
       // The owner may be alive beyond a cut of the membership alone, serving the session on (reads need no buddy):
       // told of this claim as soon as the view lists it again, it lets go. A dead one is never told; a restarted one
       // holds nothing to let go of.

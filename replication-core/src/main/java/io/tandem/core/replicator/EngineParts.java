@@ -43,8 +43,8 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
   final Membership membership;
   final NodeId local;
   final ReplicationCounters counters = new ReplicationCounters();
-  /** Invalidations the buddy has not acknowledged yet, sent again by the tick. */
-  private final PendingInvalidations invalidations = new PendingInvalidations();
+  /** Invalidations the member holding the copy has not acknowledged yet, sent again by the tick. */
+  private final PendingInvalidations invalidations;
   final OwnedSessions owned;
   final BackupStore backups;
   final UnknownSessions unknown;
@@ -84,6 +84,7 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
     // clock step dropped tombstones at once, or kept them for as long as the step (docs/protocol.md 8.4).
     InstantSource lifetimes = ticker.asLocalClock();
     this.backups = new BackupStore(clock, lifetimes, config.tombstoneTtl(), config.maxBackupBytes());
+    this.invalidations = new PendingInvalidations(local, ticker, config.tombstoneTtl());
     // After a view change, sessions reach the node the ring names as each member installs the view (a dead owner's
     // buddy adopts at once; a leaving node handed its sessions over before it left): the settle timeout, which bounds
     // how long members may disagree on the view, and at least a second. Until then "found nowhere" is not remembered.

@@ -299,7 +299,9 @@ final class Migrations implements IncomingRequests.HandingOut {
       // serving reads, a logout here notwithstanding (soak seed 328510, docs/protocol.md 11.3.37). Asked instead.
       Predicate<BackupStore.BackupEntry> claimable = copy -> liveOwner.map(copy.owner()::equals)
           .orElseGet(() -> !liveMember(copy.owner(), current));
-      if (liveOwner.isPresent()) {
+      if (liveOwner.isPresent() && !leftovers.isDoubted(id)) {
+        // (A copy in doubt is confirmed with every member below, its owner among them: 11.3.43. Its owner restarted
+        // and knows nothing of it; asked alone, it made the request conclude "nowhere" beside the copy held here.)
         // The owner may have handed the session to a third node a moment ago (its RELEASED to this node is still on
         // the way): promoting this copy would make a second owner at the same epoch, which nothing fences. The owner
         // hands it over itself, or says where it went.
@@ -327,6 +329,11 @@ final class Migrations implements IncomingRequests.HandingOut {
               return Acquisition.found(adopted.get());
             }
             return owned.get(id).isPresent() ? remote.takenOverMeanwhile(id) : remote.acquire(id, route);
+          case KEPT:
+            // Its owner answered that it serves the session: a request reaching this node came a moment before the
+            // owner's answer to this one's own question (it had found nothing there); the next one finds it there.
+            return Acquisition.unavailable("session " + id + " is owned by the owner of the copy held on " + local.value()
+                + ", which says it serves it; retry in a moment");
         }
       }
       if (confirmedToItsOwnerAMomentAgo(id, local)) {
@@ -453,6 +460,12 @@ final class Migrations implements IncomingRequests.HandingOut {
     } else {
       Optional<NodeId> liveOwner = backups.entry(id).map(BackupStore.BackupEntry::owner)
           .filter(owner -> current != null && current.contains(owner) && !owner.equals(requester));
+      if (leftovers.isDoubted(id)) {
+        // Kept here through a quarantine while its owner left or restarted (11.3.43), whoever asks, its restarted
+        // owner too: this node adopts it itself once no member holds it as new or ended it, and hands it on from there.
+        return Message.Nack.refused(Message.Nack.Refusal.LEFTOVER_UNCONFIRMED, "session " + id + " is held on "
+            + local.value() + " as a copy kept through a quarantine, not yet confirmed; ask every member again");
+      }
       if (liveOwner.isPresent()) {
         // The owner may have changed the session since this copy; giving the copy away would also tombstone it
         // here and so make the owner's next update fail: the requester must migrate it from the owner.

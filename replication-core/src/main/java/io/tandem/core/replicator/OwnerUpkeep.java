@@ -65,12 +65,13 @@ final class OwnerUpkeep {
     }
   }
 
-  /** Sends the invalidations the buddy has not acknowledged yet again. */
+  /**
+   * Sends again the invalidations the member holding the copy has not acknowledged yet: to that member while the view
+   * lists it, and to the buddy while nobody acknowledged one (see {@link PendingInvalidations#due}).
+   */
   void resendInvalidations(Maintenance.Tick tick) {
-    if (tick.buddy() != null) {
-      for (Message.Invalidate invalidate : invalidations.all()) {
-        writes.sendInvalidation(tick.buddy(), invalidate);
-      }
+    for (PendingInvalidations.Resend resend : invalidations.due(tick.view(), tick.buddy())) {
+      writes.sendInvalidation(resend.to(), resend.invalidate());
     }
   }
 }

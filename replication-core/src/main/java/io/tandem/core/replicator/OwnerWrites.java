@@ -537,7 +537,8 @@ final class OwnerWrites {
       owned.retire(session);
       engine.ended(session);
       touches.forget(invalidate.sessionId());
-      acknowledged = invalidations.remember(invalidate); // re-sent by the maintenance tick until acknowledged
+      // Re-sent by the maintenance tick until the buddy holding the copy now acknowledged it (11.3.43).
+      acknowledged = invalidations.remember(invalidate, to);
       if (to == null && engine.aloneInView()) {
         return CompletableFuture.completedFuture(FlushOutcome.NO_BUDDY);
       }
@@ -554,7 +555,7 @@ final class OwnerWrites {
         for (String oldId : outbox.withdraw(session)) {
           Message.Invalidate underOldId = new Message.Invalidate(oldId, invalidate.epoch(), invalidate.version(),
               reason);
-          invalidations.remember(underOldId);
+          invalidations.remember(underOldId, to);
           sendInvalidation(to, underOldId);
         }
       }
@@ -581,7 +582,7 @@ final class OwnerWrites {
     counters.invalidationsSent.increment();
     return transport.request(to, invalidate).whenComplete((reply, failure) -> {
       if (reply != null) {
-        invalidations.answered(invalidate, reply);
+        invalidations.answered(invalidate, to, reply);
       }
     });
   }

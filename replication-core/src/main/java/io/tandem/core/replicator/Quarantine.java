@@ -44,7 +44,7 @@ final class Quarantine {
     /** Sends a confirmed session to the buddy if it has no copy there. */
     void protect(OwnedSession session);
 
-    /** Adopts the backups of owners that are not in {@code view}. */
+    /** Confirms, then adopts, the backups of owners that are not in {@code view} or restarted meanwhile. */
     void adoptAbsentOwners(MembershipView view);
 
     /** Whether this node holds a backup of {@code id} whose owner it saw die (see {@link SuspectedPeers#seenDying}). */

@@ -65,7 +65,7 @@ class AsyncInvalidationBacklogTest {
     outbox = new AsyncOutbox(1_000, WINDOW, TimeUnit.SECONDS.toNanos(60), "tandem-async-test",
         (session, item, more) -> writes.get().sendQueued(session, item, more));
     writes.set(new OwnerWrites(config, transport, rules, owned, new TouchCoalescer(), outbox,
-        new PendingInvalidations(), new ViewChanges(Ticker.system(), io.tandem.core.spi.Waiter.blocking()), counters, log, Clock.systemUTC(),
+        new PendingInvalidations(new NodeId("n1"), Ticker.system(), Duration.ofMinutes(1)), new ViewChanges(Ticker.system(), io.tandem.core.spi.Waiter.blocking()), counters, log, Clock.systemUTC(),
         Ticker.system(), io.tandem.core.spi.Waiter.blocking(),
         Scheduler.Factory.system().create(Scheduler.Lane.TIMEOUTS, new NodeId("n1")), new FixedBuddy()));
     outbox.start();

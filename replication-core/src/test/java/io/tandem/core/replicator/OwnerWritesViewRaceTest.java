@@ -48,7 +48,7 @@ class OwnerWritesViewRaceTest {
     RecordingTransport transport = new RecordingTransport();
     ViewChangeOnFirstBuddyRead engine = new ViewChangeOnFirstBuddyRead(session, owned);
     OwnerWrites writes = new OwnerWrites(config, transport, rules, owned, new TouchCoalescer(), null,
-        new PendingInvalidations(), new ViewChanges(Ticker.system(), io.tandem.core.spi.Waiter.blocking()), counters, log, Clock.systemUTC(),
+        new PendingInvalidations(new NodeId("n1"), Ticker.system(), Duration.ofMinutes(1)), new ViewChanges(Ticker.system(), io.tandem.core.spi.Waiter.blocking()), counters, log, Clock.systemUTC(),
         Ticker.system(), io.tandem.core.spi.Waiter.blocking(),
         Scheduler.Factory.system().create(Scheduler.Lane.TIMEOUTS, new NodeId("n1")), engine);
     source.attributes.put("a", "1");
