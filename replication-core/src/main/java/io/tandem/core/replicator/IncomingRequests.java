@@ -50,7 +50,7 @@ final class IncomingRequests {
     /** The epoch at which this node handed {@code id} to another member, if it did within the last SYNC wait. */
     OptionalLong justHandedAt(String id);
 
-    /** Whether this node's copy of {@code id} at {@code epoch} gives way to {@code from}'s: see {@link RemoteTakeover#yieldsTo}. */
+    /** Whether this node's copy of {@code id} at {@code epoch} gives way to {@code from}'s: see {@link HoldersBuddyReleases#yieldsTo}. */
     boolean yieldsTo(NodeId from, String id, long epoch);
   }
 

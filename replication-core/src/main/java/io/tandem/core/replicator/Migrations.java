@@ -80,6 +80,8 @@ final class Migrations implements IncomingRequests.HandingOut {
   private final Quarantine quarantine;
   private final LeftoverCopies leftovers;
   private final RemoteTakeover remote;
+  /** The releases of a holder's buddy's copy this node sent for sessions migrated in (see {@link RemoteTakeover}). */
+  private final HoldersBuddyReleases releases;
   private final FlushRules rules;
   private final ReplicationCounters counters;
   private final Engine engine;
@@ -158,10 +160,11 @@ final class Migrations implements IncomingRequests.HandingOut {
             engine.releaseLater(session, former);
           }
         });
+    this.releases = new HoldersBuddyReleases(config, transport, owned, engine::view, engine::fence, waiter);
     this.remote = new RemoteTakeover(config, transport, owned, backups, quarantine, locator, stateTransfer, rules,
         counters, log, unknown, engine::view, this::promote, handedAway::valueOf,
         handedAway::spansItsLifetime, justHanded::contains, this::onlyCopyHere,
-        engine::releaseLater, engine::fence, waiter, ticker, clock);
+        engine::releaseLater, engine::fence, releases, waiter, ticker, clock);
   }
 
   /**
@@ -257,7 +260,7 @@ final class Migrations implements IncomingRequests.HandingOut {
    */
   Acquisition acquire(String id, Optional<NodeId> route) {
     Acquisition acquired = find(id, route);
-    if (acquired.snapshot().isPresent() && remote.releasePending(id)) {
+    if (acquired.snapshot().isPresent() && releases.pending(id)) {
       // Found owned here by any path (promoted, or brought in by a late answer another request's takeover received)
       // while the holder's buddy has not answered the release of its copy: served nowhere yet (11.3.34).
       return Acquisition.unavailable("session " + id + " was just migrated here and the former holder's buddy has not"
@@ -420,7 +423,7 @@ final class Migrations implements IncomingRequests.HandingOut {
     Optional<OwnedSession> mine = owned.get(id);
     SessionSnapshot snapshot;
     long newEpoch;
-    if (mine.isPresent() && remote.releasePending(id)) {
+    if (mine.isPresent() && releases.pending(id)) {
       // Handed on, its release would be forgotten by nobody but the former holder's buddy's copy would stay, adoptable
       // beside the requester's once that holder dies (11.3.34): the session moves on once the release is answered.
       return Message.Nack.refused(Message.Nack.Refusal.RELEASE_PENDING, "session " + id + " was just migrated to "
@@ -555,10 +558,10 @@ final class Migrations implements IncomingRequests.HandingOut {
 
   /**
    * {@code admitted}, unless {@code id} was just migrated in and the holder's buddy has not answered the release of its
-   * copy: then the session is served nowhere yet (see {@link RemoteTakeover#releasePending}; docs/protocol.md 11.3.34).
+   * copy: then the session is served nowhere yet (see {@link HoldersBuddyReleases#pending}; docs/protocol.md 11.3.34).
    */
   Admission unlessReleasePending(String id, Admission admitted) {
-    return admitted == Admission.ADMITTED && remote.releasePending(id)
+    return admitted == Admission.ADMITTED && releases.pending(id)
         ? Admission.refused("session " + id + " was just migrated here and the former holder's buddy has not yet"
             + " answered the release of its copy; retry in a moment")
         : admitted;
@@ -566,13 +569,13 @@ final class Migrations implements IncomingRequests.HandingOut {
 
   /** {@link #unlessReleasePending(String, Admission)} of a session found owned here: no lock while none is pending. */
   Admission unlessReleasePending(OwnedSession session, Admission admitted) {
-    return remote.anyReleasePending() ? unlessReleasePending(session.id(), admitted) : admitted;
+    return releases.anyPending() ? unlessReleasePending(session.id(), admitted) : admitted;
   }
 
-  /** See {@link RemoteTakeover#yieldsTo}. */
+  /** See {@link HoldersBuddyReleases#yieldsTo}. */
   @Override
   public boolean yieldsTo(NodeId from, String id, long epoch) {
-    return remote.yieldsTo(from, id, epoch);
+    return releases.yieldsTo(from, id, epoch);
   }
 
   /** How many sessions handed out are not yet known to be held by their requesters. */
@@ -586,7 +589,7 @@ final class Migrations implements IncomingRequests.HandingOut {
    */
   void tick() {
     handovers.tick();
-    remote.resendUnansweredReleases();
+    releases.resendUnanswered();
   }
 
   /**
@@ -601,10 +604,10 @@ final class Migrations implements IncomingRequests.HandingOut {
     long deadline = ticker.read() + nanos;
     CompletableFuture<Void> never = new CompletableFuture<>();
     long resentAt = ticker.read();
-    while ((handovers.unsettled() || remote.anyReleasePending()) && ticker.read() < deadline) {
+    while ((handovers.unsettled() || releases.anyPending()) && ticker.read() < deadline) {
       handovers.tick();
       if (ticker.read() - resentAt >= resendEveryNanos) {
-        remote.resendUnansweredReleases(); // a buddy that answers "retry" at once is asked once a tick, not a poll
+        releases.resendUnanswered(); // a buddy that answers "retry" at once is asked once a tick, not a poll
         resentAt = ticker.read();
       }
       try {
@@ -620,7 +623,7 @@ final class Migrations implements IncomingRequests.HandingOut {
       LOG.log(Level.WARNING, "Node {0} leaves with {1} sessions handed out and not known to be held by their requesters;"
           + " their former buddies keep their copies", local.value(), handovers.undecided());
     }
-    if (remote.anyReleasePending()) {
+    if (releases.anyPending()) {
       LOG.log(Level.WARNING, "Node {0} leaves with sessions migrated in whose former holder''s buddy has not answered the"
           + " release of its copy; that copy stays there", local.value());
     }

@@ -16,13 +16,10 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -90,25 +87,12 @@ final class RemoteTakeover {
    * the holder its handover is done (see {@link Handovers}).
    */
   private final java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder;
-  /** Lets go of a session installed here that another member turned out to own (see {@link #releaseHoldersBuddy}). */
+  /** Lets go of a session installed here that another member turned out to own. */
   private final java.util.function.BiConsumer<OwnedSession, String> fence;
+  /** The releases of the holder's buddy's copy, sent as a session is installed here. */
+  private final HoldersBuddyReleases releases;
   /** Times a migration's answer against the holder's wait before it decides its handover ({@link Handovers}). */
   private final Ticker ticker;
-  /**
-   * The releases of a holder's buddy this node sent for sessions it installed, by session id, until their answers
-   * came: meanwhile the session is served nowhere here ({@link #releasePending}), and gives way to that buddy's copy
-   * ({@link #yieldsTo}).
-   */
-  private final Map<String, Release> releasing = new ConcurrentHashMap<>();
-  /** Those of {@link #releasing} whose exchange failed (lost, timed out): sent again by the maintenance tick. */
-  private final Set<Release> unanswered = ConcurrentHashMap.newKeySet();
-
-  /**
-   * A release of {@code buddy}'s copy of {@code session}, installed here from {@code moved} (the holder's epoch
-   * {@code heldAt}); {@code version} is the session's when installed.
-   */
-  private record Release(NodeId buddy, OwnedSession session, long version, long heldAt, SessionSnapshot moved) {}
-
   /** The time of day, which session times are on: an installed copy's last access is set by it. */
   private final java.time.InstantSource clock;
 
@@ -118,9 +102,10 @@ final class RemoteTakeover {
       Function<String, Optional<SessionSnapshot>> promote, Function<String, OptionalLong> letGoAt,
       java.util.function.BooleanSupplier letGoRememberedInFull, Predicate<String> onItsWay,
       Function<String, Acquisition> onlyCopyHere, java.util.function.BiConsumer<OwnedSession, NodeId> releaseHolder,
-      java.util.function.BiConsumer<OwnedSession, String> fence, Waiter waiter, Ticker ticker,
-      java.time.InstantSource clock) {
+      java.util.function.BiConsumer<OwnedSession, String> fence, HoldersBuddyReleases releases, Waiter waiter,
+      Ticker ticker, java.time.InstantSource clock) {
     this.fence = fence;
+    this.releases = releases;
     this.ticker = ticker;
     this.clock = clock;
     this.letGoRememberedInFull = letGoRememberedInFull;
@@ -365,7 +350,7 @@ final class RemoteTakeover {
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over after the request that asked had given up; it is"
               + " owned here from now on", id, holder.value());
           install(id, holder, full.snapshot(), false);
-        } else if (supersedes(id, full.snapshot())) {
+        } else if (releases.supersedes(id, full.snapshot())) {
           owned.get(id).ifPresent(older -> fence.accept(older, holder.value() + " handed it over at epoch "
               + full.snapshot().epoch() + ", above the copy installed here, which was never served"));
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over at epoch {2} after another member had; the later"
@@ -428,28 +413,20 @@ final class RemoteTakeover {
     unknown.appeared(id);
     // Owned here before the release goes out: a holder's buddy that dropped its copy on it and a holder that then
     // died leave this node's copy as the only one. Until the answer came, the session is served nowhere here.
-    Optional<NodeId> holdersBuddy = holdersBuddy(holder);
+    Optional<NodeId> holdersBuddy = releases.holdersBuddy(holder);
     if (holdersBuddy.isPresent()) {
-      Release release = new Release(holdersBuddy.get(), session, moved.version(), heldAt, moved);
-      releasing.put(id, release);
-      CompletableFuture<Message> released = send(id, release);
-      if (onRequestThread) {
-        Optional<String> claimedThere = claimedThere(released, holdersBuddy.get(), moved, true);
-        if (claimedThere.isPresent()) {
-          fence.accept(session, claimedThere.get());
-          return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
-              + " handed it here: " + claimedThere.get());
-        }
-        if (released.isDone() && !released.isCompletedExceptionally() && endsTheRelease(released.join())) {
-          releasing.remove(id, release); // answered (its own callback may not have run yet on the answering thread)
-        }
+      Optional<String> claimedThere = releases.release(holdersBuddy.get(), session, moved, heldAt, onRequestThread);
+      if (claimedThere.isPresent()) {
+        fence.accept(session, claimedThere.get());
+        return Acquisition.unavailable("session " + id + " was taken over by another member while " + holder.value()
+            + " handed it here: " + claimedThere.get());
       }
     }
     counters.sessionsMigratedIn.increment();
     releaseHolder.accept(session, holder);
     stateTransfer.enqueue(session);
     LOG.log(Level.INFO, "Session [{0}] migrated in from {1} at epoch {2}", id, holder.value(), moved.epoch());
-    if (onRequestThread && releasing.containsKey(id)) {
+    if (onRequestThread && releases.pending(id)) {
       // Not answered within the wait: served, the copy over there could be adopted at this epoch beside this node's
       // (soak seed 171195, docs/protocol.md 11.3.34). The session stays here, protected, unserved until it answers.
       return Acquisition.unavailable("session " + id + " was handed here by " + holder.value() + ", whose buddy has"
@@ -458,147 +435,9 @@ final class RemoteTakeover {
     return Acquisition.found(session.snapshot(rules));
   }
 
-  /**
-   * Sends {@code release} to the holder's buddy. An answer ends it: a refusal at this node's epoch or above fences the
-   * session first (11.3.27), then the release stops being pending. A failed exchange (a lost message, a timeout) leaves
-   * it pending, sent again by the maintenance tick ({@link #resendUnansweredReleases}).
-   */
-  private CompletableFuture<Message> send(String id, Release release) {
-    CompletableFuture<Message> released = transport.request(release.buddy(), new Message.Invalidate(id,
-        release.heldAt(), release.moved().version(), Message.InvalidateReason.RELEASED));
-    released.whenComplete((answer, failure) -> {
-      if (endsTheRelease(answer)) {
-        // Fenced before the session is served: the pending release keeps every request out until it is removed.
-        claimedThere(released, release.buddy(), release.moved(), false)
-            .ifPresent(why -> fence.accept(release.session(), why));
-        releasing.remove(id, release);
-      } else {
-        unanswered.add(release); // lost, or refused for now ("retry": the buddy is letting go, or unconfirmed)
-      }
-    });
-    return released;
-  }
-
-  /**
-   * Whether {@code answer} settles a release: acknowledged, refused because the buddy holds the session at this node's
-   * epoch or above ({@code STALE_EPOCH}: see {@link #claimedThere}), or nothing of it there ({@code INVALIDATED},
-   * {@code UNKNOWN_SESSION}). A {@code REFUSED} asks to retry (the buddy is letting go of its own copy, or holds it
-   * unconfirmed after a pause), and a failed exchange says nothing.
-   */
-  private static boolean endsTheRelease(Message answer) {
-    return answer instanceof Message.Ack || answer instanceof Message.Nack nack
-        && (nack.reason() == Message.Nack.Reason.STALE_EPOCH || nack.reason() == Message.Nack.Reason.INVALIDATED
-        || nack.reason() == Message.Nack.Reason.UNKNOWN_SESSION);
-  }
-
-  /**
-   * The maintenance tick: sends again each release that was not answered, while its buddy is in the view, whatever
-   * became of the session here (handed on, ended: the buddy's copy could still be adopted beside its next owner);
-   * forgets it once the buddy left the view (it holds nothing it could adopt here).
-   */
-  void resendUnansweredReleases() {
-    if (unanswered.isEmpty()) {
-      return;
-    }
-    MembershipView current = view.get();
-    for (Release release : List.copyOf(unanswered)) {
-      if (!unanswered.remove(release)) {
-        continue; // sent again by another thread meanwhile (the tick, or a graceful leave's wait)
-      }
-      String id = release.moved().id();
-      if (releasing.get(id) != release) {
-        continue;
-      }
-      if (current != null && current.contains(release.buddy())) {
-        send(id, release);
-      } else {
-        releasing.remove(id, release);
-      }
-    }
-  }
-
   /** Whether this node let go of {@code id} a moment ago. */
   private boolean letGoHere(String id) {
     return letGoAt.apply(id).isPresent();
-  }
-
-  /**
-   * Whether {@code later}, handed here by one member after the request that asked had given up, replaces the session
-   * another member handed here: it is at a later epoch, and the one installed was never served (its release is still
-   * pending) nor written. Two members can each hand the session over, both asked by one request's hop: the holder,
-   * late, at its epoch + 1, and its buddy, which adopted it when the holder died and wrote to it, at the epoch after
-   * that. Ignored, the later copy was lost with what that buddy had acknowledged, for the buddy let go of it once this
-   * node answered that it owned the session at the buddy's own epoch (soak seed 398513, docs/protocol.md 11.3.40).
-   */
-  private boolean supersedes(String id, SessionSnapshot later) {
-    Release release = releasing.get(id);
-    return release != null && release.session().epoch() < later.epoch()
-        && release.session().version() == release.version()
-        && owned.get(id).map(session -> session == release.session()).orElse(false);
-  }
-
-  /** Whether a request for {@code id} must wait: its release of the holder's buddy's copy is not answered yet. */
-  boolean releasePending(String id) {
-    return !releasing.isEmpty() && releasing.containsKey(id);
-  }
-
-  /** Whether any release is pending: read by every request, so a map's emptiness, without a lock. */
-  boolean anyReleasePending() {
-    return !releasing.isEmpty();
-  }
-
-  /**
-   * Whether this node, owning {@code id} at {@code epoch}, must let go of it for the copy {@code from} sends at that
-   * epoch: {@code from} is the holder's buddy this node's release of {@code id} has not reached yet, and it could only
-   * hold the session at this epoch by adopting its copy, its owner dead, before the release came; the release's
-   * answer ({@code STALE_EPOCH}) would fence this node's copy a moment later, while its refusal of that buddy's copy
-   * fenced the buddy's: both let go, and the session was found nowhere (soak seed 217382, docs/protocol.md 11.3.32).
-   * Only while nothing was written here since the session was installed: what this node acknowledged is never yielded.
-   */
-  boolean yieldsTo(NodeId from, String id, long epoch) {
-    Release release = releasing.get(id);
-    return release != null && release.buddy().equals(from) && release.session().epoch() == epoch
-        && release.session().version() == release.version();
-  }
-
-  /**
-   * The holder's buddy, which drops its copy before this node serves the session: should the holder die before its
-   * handover ends, that buddy would adopt the copy at this node's epoch, a second owner beside this one (the
-   * simulation found this). Its copy is only needed when this node never installed the session, and then nothing is
-   * sent. Not this node's own buddy, which is sent the session at the new epoch anyway; empty when the holder is
-   * not in the view.
-   */
-  private Optional<NodeId> holdersBuddy(NodeId holder) {
-    MembershipView current = view.get();
-    if (current == null || !current.contains(holder)) {
-      return Optional.empty();
-    }
-    return BuddyRing.buddyOf(current, holder)
-        .filter(b -> !b.equals(local) && !BuddyRing.buddyOf(current, local).map(b::equals).orElse(false));
-  }
-
-  /**
-   * What the holder's buddy answered its release, waiting at most one ack timeout when {@code await}: a release that
-   * reached it after the holder's death, once it had adopted its copy at this node's epoch, is refused {@code
-   * STALE_EPOCH} at that epoch or above, and the session is that buddy's (returned: why). Sent without waiting, the
-   * release came too late and both served writes at one epoch (soak seed 92349, docs/protocol.md 11.3.27). A buddy
-   * that does not answer in time leaves the window open: the session is served as before.
-   */
-  private Optional<String> claimedThere(CompletableFuture<Message> released, NodeId buddy, SessionSnapshot moved,
-      boolean await) {
-    try {
-      Message answer = await ? waiter.await(released, config.ackTimeout().toNanos()) : released.getNow(null);
-      if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.STALE_EPOCH
-          && nack.epoch() >= moved.epoch()) {
-        return Optional.of(buddy.value() + " owns it at epoch " + nack.epoch() + " (this node had epoch "
-            + moved.epoch() + ")");
-      }
-    } catch (ExecutionException | TimeoutException e) {
-      LOG.log(Level.DEBUG, "Session [{0}]: {1} did not answer its release: {2}", moved.id(), buddy.value(), e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    return Optional.empty();
   }
 
   /**
