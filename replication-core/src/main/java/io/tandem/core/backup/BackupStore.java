@@ -324,6 +324,18 @@ public final class BackupStore {
     if (h != null && h.epoch() > change.epoch()) {
       return stale(h, change.oldId());
     }
+    Optional<Nack> newIdRefused = refuseTombstoned(change.newId(), change.epoch());
+    if (newIdRefused.isPresent()) {
+      // The new id ended (or moved on) here at this epoch or later, and this id change comes late: re-keying the old
+      // copy under it brought the logged-out session back as a backup, adopted and served the day its owner died (the
+      // simulation in ASYNC mode, seed 34: the owner's queued id change reached this buddy after the session had
+      // migrated here, and ended). The old id is given up all the same.
+      if (h != null) {
+        remove(change.oldId());
+      }
+      tombstone(change.oldId(), change.epoch(), true);
+      return newIdRefused.get();
+    }
     HeldBackup underNewId = entries.get(change.newId());
     if (underNewId != null && underNewId.epoch() > change.epoch()) {
       // The session's next owner sent its copy under the new id first, over its own connection, and this id change

@@ -1,18 +1,16 @@
 package io.tandem.core.replicator;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.tandem.core.spi.Scheduler;
 import io.tandem.core.wire.Message;
+import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Iterator;
+import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -33,8 +31,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * resend of its session. A reply that never comes does not stop the sender: after {@code windowWaitNanos} it sends
  * anyway (the transport fails every request by its own timeout, so that is a safety net, not a policy).
  *
- * <p>Replies: the send function hands each reply that needs the session's lock to {@link #replies()}, one thread
- * ({@code tandem-async-replies-<n>}), so that the transport's I/O thread never waits for a session lock a request
+ * <p>Replies: the send function hands each reply that needs the session's lock to {@link #replies()}, one lane
+ * ({@code tandem-async-replies-<n>} in production), so that the transport's I/O thread never waits for a session lock a request
  * holds: under a CPU cap a request thread can be descheduled with its lock held for a whole CFS period, and every
  * reply (and, on a node that is also a buddy, every request) behind it waited as long. The window counts a message
  * until its reply arrives, not until that thread recorded it, so a reply waiting there for a busy session's lock
@@ -43,12 +41,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Implementation notes: no lock is shared by all requests, beyond the queue's own for the moment of an enqueue
  * (once per session per send, not per request). Each session's entry is guarded by its own monitor, which a request
  * holds only to merge into it and the sender only to take it; {@code entries} (a concurrent map) finds a session's
- * entry, {@code order} (a blocking queue) holds the entries oldest first and {@code queued} counts them, for the
- * capacity. One sender thread, {@code tandem-async-<n>}, takes the oldest entry once the window has room (until then
- * the entry stays open to merges) and hands its items, in order, to the send function, holding no lock, not even the
- * session's: a session's items stay in order because only this thread sends them, and an update its requests add
- * meanwhile makes a new entry, taken after this one. (The sender used to hold the session's lock while it encoded
- * and sent; a session whose requests kept that lock busy starved the sender and every session queued behind it.)
+ * entry, {@code order} (a lock-free queue) holds the entries oldest first and {@code queued} counts them, for the
+ * capacity. The sender is a task on its own {@link Scheduler} lane ({@code tandem-async-<n>} in production), never a
+ * thread that waits: an enqueue that makes a new entry schedules it unless it is scheduled already ({@code
+ * pumpScheduled}), and it sends until the queue is empty or the window full; a reply that frees a place in a full
+ * window, or the window's wait running out (a timer on the same lane), schedules it again. So the deterministic
+ * simulation runs it in virtual time, as it runs the maintenance tick. The sender's own state ({@code sending}, the
+ * entry being sent, and the window timer) is confined to that lane, whose tasks run one at a time. It takes the oldest
+ * entry once the window has room (until then the entry stays open to merges) and hands its items, in order, to the
+ * send function, holding no lock, not even the session's: a session's items stay in order because only the sender
+ * sends them, and an update its requests add meanwhile makes a new entry, taken after this one. (The sender used to
+ * hold the session's lock while it encoded and sent; a session whose requests kept that lock busy starved the sender
+ * and every session queued behind it.)
  */
 final class AsyncOutbox implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(AsyncOutbox.class.getName());
@@ -96,9 +100,10 @@ final class AsyncOutbox implements AutoCloseable {
   private final int capacity;
   private final int maxInFlight;
   private final long windowWaitNanos;
-  private final Semaphore window;
+  /** Messages sent whose reply has not arrived, at most {@code maxInFlight} (but for sends the window's wait forced). */
+  private final AtomicInteger inFlight = new AtomicInteger();
   private final ConcurrentHashMap<OwnedSession, Entry> entries = new ConcurrentHashMap<>();
-  private final BlockingQueue<Entry> order = new LinkedBlockingQueue<>();
+  private final Queue<Entry> order = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
   /**
    * Per session, the old ids of id changes queued and not yet handed to the transport: the buddy may still hold the
@@ -106,15 +111,31 @@ final class AsyncOutbox implements AutoCloseable {
    * it handed the change over, or taken whole by {@link #withdraw}.
    */
   private final ConcurrentHashMap<OwnedSession, Set<String>> unsentIdChanges = new ConcurrentHashMap<>();
-  private final Thread sender;
-  private final ExecutorService replies;
+  private final Sender send;
+  /** The sender's lane: {@link #pump} and the window timer run here, one at a time. */
+  private final Scheduler senderLane;
+  private final Scheduler repliesLane;
+  /** Whether a {@link #pump} is scheduled and has not started yet: an enqueue schedules one only if none is. */
+  private final AtomicBoolean pumpScheduled = new AtomicBoolean();
+  /** The sender stopped for a full window: a reply that frees a place schedules it again. */
+  private volatile boolean waitingForWindow;
   private volatile boolean closed;
+  /** The items of the entry being sent, and whose they are; confined to the sender's lane. */
+  private ArrayDeque<Object> sending;
+  private OwnedSession sendingFor;
+  /** The timer that ends the wait for a full window ({@code windowWaitNanos}); confined to the sender's lane. */
+  private Scheduler.Cancellable windowTimer;
+  /** The window's wait ran out: the next item goes out without a place in it; confined to the sender's lane. */
+  private boolean windowWaitedOut;
 
   /**
    * @param maxInFlight messages the sender keeps unanswered at most
    * @param windowWaitNanos how long the sender waits for room in the window before it sends anyway
+   * @param senderLane where the sender runs (owned from here on: closed with this outbox)
+   * @param repliesLane where replies that take a session's lock are recorded (owned from here on)
    */
-  AsyncOutbox(int capacity, int maxInFlight, long windowWaitNanos, String threadName, Sender send) {
+  AsyncOutbox(int capacity, int maxInFlight, long windowWaitNanos, Scheduler senderLane, Scheduler repliesLane,
+      Sender send) {
     if (capacity < 1 || maxInFlight < 1 || windowWaitNanos <= 0) {
       throw new IllegalArgumentException("capacity " + capacity + ", maxInFlight " + maxInFlight + ", windowWait "
           + windowWaitNanos + " ns: each must be positive");
@@ -122,24 +143,14 @@ final class AsyncOutbox implements AutoCloseable {
     this.capacity = capacity;
     this.maxInFlight = maxInFlight;
     this.windowWaitNanos = windowWaitNanos;
-    this.window = new Semaphore(maxInFlight);
-    this.sender = new Thread(() -> drain(send), threadName);
-    sender.setDaemon(true);
-    // After close, replies still arriving are dropped rather than refused on the transport's thread.
-    this.replies = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, threadName.replace("tandem-async-", "tandem-async-replies-"));
-      t.setDaemon(true);
-      return t;
-    }, new ThreadPoolExecutor.DiscardPolicy());
+    this.senderLane = senderLane;
+    this.repliesLane = repliesLane;
+    this.send = send;
   }
 
-  void start() {
-    sender.start();
-  }
-
-  /** Where the send function hands replies: one thread, in the order they arrive. */
-  ExecutorService replies() {
-    return replies;
+  /** Where the send function hands replies: one lane, in the order they arrive. */
+  Scheduler replies() {
+    return repliesLane;
   }
 
   /** Queues an update; false when the queue is full and the session has no entry yet. */
@@ -153,6 +164,7 @@ final class AsyncOutbox implements AutoCloseable {
         entry = new Entry(session, new CoalescedUpdate(update));
         if (entries.putIfAbsent(session, entry) == null) {
           order.add(entry);
+          wake();
           return true;
         }
         queued.decrementAndGet(); // a parallel offer made the entry first: merge into it
@@ -184,6 +196,7 @@ final class AsyncOutbox implements AutoCloseable {
         entry = new Entry(session, message);
         if (entries.putIfAbsent(session, entry) == null) {
           order.add(entry);
+          wake();
           return;
         }
         queued.decrementAndGet();
@@ -242,44 +255,137 @@ final class AsyncOutbox implements AutoCloseable {
 
   /** Messages sent whose reply has not arrived (a moment's reading while sends and replies run). */
   int inFlight() {
-    return maxInFlight - window.availablePermits();
+    return inFlight.get();
   }
 
-  private void drain(Sender send) {
-    try {
-      while (!closed) {
-        Entry entry = order.take();
+  /** Schedules the sender unless it is scheduled already. */
+  private void wake() {
+    if (!closed && pumpScheduled.compareAndSet(false, true)) {
+      senderLane.execute(this::pump);
+    }
+  }
+
+  /**
+   * The sender, on its lane: sends the oldest entries' items while the window has room (or its wait ran out), and
+   * stops when the queue is empty or the window full; see the class comment for what schedules it again.
+   */
+  private void pump() {
+    pumpScheduled.set(false); // first: an entry queued from now on schedules another run
+    waitingForWindow = false;
+    while (!closed) {
+      if (sending == null) {
+        Entry entry = order.peek();
+        if (entry == null) {
+          return;
+        }
         if (isWithdrawn(entry)) {
+          order.poll();
           queued.decrementAndGet();
           continue;
         }
         // Until the window has room the entry stays in entries, untaken: its session's requests still merge into it.
-        boolean permit = window.tryAcquire(windowWaitNanos, TimeUnit.NANOSECONDS);
-        ArrayDeque<Object> items;
+        Boolean permit = placeInWindow();
+        if (permit == null) {
+          return;
+        }
+        order.poll();
         synchronized (entry) {
           entry.taken = true;
-          items = entry.items;
+          sending = entry.items;
         }
+        sendingFor = entry.session;
         entries.remove(entry.session, entry);
         queued.decrementAndGet();
-        if (items.isEmpty() && permit) {
-          window.release(); // withdrawn while this thread waited for the window
+        // The items are the sender's alone from here: nobody can reach them to merge into them any more.
+        sendNext(permit);
+      } else {
+        Boolean permit = placeInWindow();
+        if (permit == null) {
+          return;
         }
-        // The items are this thread's alone from here: nobody can reach them to merge into them any more.
-        for (Iterator<Object> it = items.iterator(); it.hasNext() && !closed; ) {
-          Object item = it.next();
-          boolean more = it.hasNext() || !order.isEmpty();
-          sendOne(send, entry.session, item instanceof CoalescedUpdate update ? update.build() : item, more, permit);
-          if (item instanceof Message.IdChange change) {
-            handedOver(entry.session, change.oldId()); // ordered before anything sent to the buddy from now on
-          }
-          if (it.hasNext()) {
-            permit = window.tryAcquire(windowWaitNanos, TimeUnit.NANOSECONDS);
-          }
-        }
+        sendNext(permit);
       }
-    } catch (InterruptedException e) {
-      // closed
+    }
+  }
+
+  /** Sends the next item of the entry being sent; {@code permit}: it holds a place in the window. */
+  private void sendNext(boolean permit) {
+    Object item = sending.poll();
+    if (item == null) { // withdrawn while the sender waited for the window
+      if (permit) {
+        freePlace();
+      }
+      sending = null;
+      return;
+    }
+    OwnedSession session = sendingFor;
+    boolean more = !sending.isEmpty() || !order.isEmpty();
+    if (sending.isEmpty()) {
+      sending = null;
+      sendingFor = null;
+    }
+    sendOne(session, item instanceof CoalescedUpdate update ? update.build() : item, more, permit);
+    if (item instanceof Message.IdChange change) {
+      handedOver(session, change.oldId()); // ordered before anything sent to the buddy from now on
+    }
+  }
+
+  /**
+   * A place in the window for the next item: TRUE when it took one, FALSE when there is none but the window's wait
+   * ran out (the item goes out anyway), null when the sender must wait (a reply or the timer schedules it again).
+   */
+  private Boolean placeInWindow() {
+    if (takePlace()) {
+      endWindowWait();
+      return Boolean.TRUE;
+    }
+    if (windowWaitedOut) {
+      windowWaitedOut = false;
+      return Boolean.FALSE;
+    }
+    waitingForWindow = true;
+    if (takePlace()) { // a reply freed one between the two readings: it may have seen waitingForWindow still false
+      waitingForWindow = false;
+      endWindowWait();
+      return Boolean.TRUE;
+    }
+    if (windowTimer == null) {
+      windowTimer = senderLane.schedule(this::windowWaitRanOut, Duration.ofNanos(windowWaitNanos));
+    }
+    return null;
+  }
+
+  /** The window's timer, on the sender's lane: a reply that never comes does not stop the sender. */
+  private void windowWaitRanOut() {
+    windowTimer = null;
+    windowWaitedOut = true;
+    pump();
+  }
+
+  private void endWindowWait() {
+    if (windowTimer != null) {
+      windowTimer.cancel();
+      windowTimer = null;
+    }
+    windowWaitedOut = false;
+  }
+
+  private boolean takePlace() {
+    int now;
+    do {
+      now = inFlight.get();
+      if (now >= maxInFlight) {
+        return false;
+      }
+    } while (!inFlight.compareAndSet(now, now + 1));
+    return true;
+  }
+
+  /** A reply came (or nothing was sent): its place is free, and a sender waiting for one runs again. */
+  private void freePlace() {
+    inFlight.decrementAndGet();
+    if (waitingForWindow) {
+      wake();
     }
   }
 
@@ -297,7 +403,7 @@ final class AsyncOutbox implements AutoCloseable {
   }
 
   /** Sends one item; {@code permit}: it holds a place in the window, which its reply gives back. */
-  private void sendOne(Sender send, OwnedSession session, Object item, boolean more, boolean permit) {
+  private void sendOne(OwnedSession session, Object item, boolean more, boolean permit) {
     CompletionStage<?> reply = null;
     try {
       reply = send.send(session, item, more);
@@ -310,16 +416,16 @@ final class AsyncOutbox implements AutoCloseable {
       return;
     }
     if (reply == null) {
-      window.release();
+      freePlace();
     } else {
-      reply.whenComplete((answer, failure) -> window.release());
+      reply.whenComplete((answer, failure) -> freePlace());
     }
   }
 
   @Override
   public void close() {
     closed = true;
-    sender.interrupt();
-    replies.shutdownNow();
+    senderLane.close();
+    repliesLane.close(); // replies still arriving are dropped rather than refused on the transport's thread
   }
 }

@@ -68,7 +68,6 @@ public final class ReplicationEngine implements AutoCloseable {
     LOG.log(Level.INFO, "Tandem node {0} starting with {1}", parts.local.value(), config.describe());
     parts.transport.watchPeers(parts.ring);
     parts.transport.start(parts.incoming::handle);
-    Optional.ofNullable(parts.outbox).ifPresent(AsyncOutbox::start);
     parts.membership.start();
     parts.quarantine.start();
     Duration pauseCheck = Duration.ofMillis(Math.max(10, config.pauseThreshold().toMillis() / 10)); // a tenth of it

@@ -39,7 +39,17 @@ public interface Scheduler {
      * java.util.concurrent.CompletableFuture#completeOnTimeout} ran them before: no thread of the engine's, nothing
      * to stop, and no periodic tasks.
      */
-    TIMEOUTS("timeouts");
+    TIMEOUTS("timeouts"),
+    /**
+     * The ASYNC mode's sender ({@code tandem-async-<node>}): sends what requests queued, a task per burst, never
+     * waiting (a full window ends the task; a reply or the window's timer schedules the next).
+     */
+    ASYNC_SENDER("async"),
+    /**
+     * The ASYNC mode's replies that take a session's lock ({@code tandem-async-replies-<node>}), off the transport's
+     * I/O threads, which must never wait for a lock a request holds.
+     */
+    ASYNC_REPLIES("async-replies");
 
     private final String role;
 

@@ -187,6 +187,24 @@ class BackupStoreTest {
     assertThat(store.endedAt("old")).isPresent();
   }
 
+  /**
+   * Regression test for a logged-out session brought back by a late id change (the simulation in ASYNC mode, seed 34,
+   * docs/protocol.md 11.3.44): the owner's queued id change old → new reached its buddy after the session had
+   * migrated there under the new id and ended; re-keying the old copy under the ended id made it a backup again,
+   * adopted and served when its owner died.
+   */
+  @Test
+  void changeId_toAnIdThatEndedHere_isRefused_andGivesTheOldIdUp() {
+    store.applyFull(OWNER, full("old", 1, 3, Map.of("a", b("1"))));
+    store.invalidate(OTHER, new Message.Invalidate("new", 2, 6, Message.InvalidateReason.INVALIDATED));
+
+    assertThat(store.changeId(OWNER, new Message.IdChange("old", "new", 1, 4))).isInstanceOfSatisfying(Nack.class,
+        n -> assertThat(n.reason()).isEqualTo(Nack.Reason.INVALIDATED));
+    assertThat(store.entry("new")).isEmpty();
+    assertThat(store.entry("old")).isEmpty();
+    assertThat(store.endedAt("old")).isPresent();
+  }
+
   @Test
   void changeId_toTheSameId_isRefusedAndKeepsTheBackup() {
     store.applyFull(OWNER, full("same", 1, 3, Map.of()));

@@ -62,13 +62,13 @@ class AsyncInvalidationBacklogTest {
         ReplicationListener.NONE, counters, log);
     AtomicReference<OwnerWrites> writes = new AtomicReference<>();
     // The window waits far longer than the test: only replies could open it, and the buddy sends none.
-    outbox = new AsyncOutbox(1_000, WINDOW, TimeUnit.SECONDS.toNanos(60), "tandem-async-test",
+    outbox = new AsyncOutbox(1_000, WINDOW, TimeUnit.SECONDS.toNanos(60), io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"),
         (session, item, more) -> writes.get().sendQueued(session, item, more));
     writes.set(new OwnerWrites(config, transport, rules, owned, new TouchCoalescer(), outbox,
         new PendingInvalidations(new NodeId("n1"), Ticker.system(), Duration.ofMinutes(1)), new ViewChanges(Ticker.system(), io.tandem.core.spi.Waiter.blocking()), counters, log, Clock.systemUTC(),
         Ticker.system(), io.tandem.core.spi.Waiter.blocking(),
         Scheduler.Factory.system().create(Scheduler.Lane.TIMEOUTS, new NodeId("n1")), new FixedBuddy()));
-    outbox.start();
 
     OwnedSession leaving = null;
     for (int i = 0; i < 20; i++) {

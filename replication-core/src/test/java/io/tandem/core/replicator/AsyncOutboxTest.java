@@ -42,7 +42,8 @@ class AsyncOutboxTest {
     CountDownLatch firstSendStarted = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(2, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+    outbox = new AsyncOutbox(2, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       firstSendStarted.countDown();
       try {
         release.await(10, TimeUnit.SECONDS);
@@ -52,7 +53,6 @@ class AsyncOutboxTest {
       sent.add(item);
       return CompletableFuture.completedFuture(null);
     });
-    outbox.start();
     OwnedSession blocker = session("blocker");
     OwnedSession a = session("a");
     OwnedSession b = session("b");
@@ -79,7 +79,8 @@ class AsyncOutboxTest {
     CountDownLatch firstSendStarted = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<String> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       firstSendStarted.countDown();
       try {
         release.await(10, TimeUnit.SECONDS);
@@ -89,7 +90,6 @@ class AsyncOutboxTest {
       sent.add(s.id() + (more ? " more" : " last"));
       return CompletableFuture.completedFuture(null);
     });
-    outbox.start();
     outbox.offer(session("lone"), delta("lone", 0));
     assertThat(firstSendStarted.await(10, TimeUnit.SECONDS)).isTrue();
     outbox.offer(session("a"), delta("a", 0));
@@ -105,7 +105,8 @@ class AsyncOutboxTest {
     CountDownLatch firstSendStarted = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       firstSendStarted.countDown();
       try {
         release.await(10, TimeUnit.SECONDS);
@@ -115,7 +116,6 @@ class AsyncOutboxTest {
       sent.add(item);
       return CompletableFuture.completedFuture(null);
     });
-    outbox.start();
     OwnedSession blocker = session("blocker");
     OwnedSession a = session("a");
     OwnedSession b = session("b");
@@ -140,11 +140,11 @@ class AsyncOutboxTest {
   @Test
   void withdraw_afterTheIdChangeWentOut_hasNoOldIdToName() {
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       sent.add(item);
       return CompletableFuture.completedFuture(null);
     });
-    outbox.start();
     OwnedSession a = session("a");
     outbox.offerControl(a, new Message.IdChange("a", "a2", 1, 1));
     outbox.offer(session("b"), delta("b", 0)); // sent after the change was handed over
@@ -157,13 +157,13 @@ class AsyncOutboxTest {
   void drain_windowFull_waitsForAReplyWhileLaterUpdatesCoalesce() {
     List<Object> sent = new CopyOnWriteArrayList<>();
     List<CompletableFuture<Message>> replies = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 2, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+    outbox = new AsyncOutbox(100, 2, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       sent.add(item);
       CompletableFuture<Message> reply = new CompletableFuture<>();
       replies.add(reply);
       return reply;
     });
-    outbox.start();
     OwnedSession a = session("a");
     OwnedSession b = session("b");
     OwnedSession c = session("c");
@@ -188,11 +188,11 @@ class AsyncOutboxTest {
   @Test
   void drain_aReplyThatNeverComes_delaysTheNextSendOnlyByTheWindowWait() {
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 1, TimeUnit.MILLISECONDS.toNanos(50), "tandem-async-test", (s, item, more) -> {
+    outbox = new AsyncOutbox(100, 1, TimeUnit.MILLISECONDS.toNanos(50), io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       sent.add(item);
       return new CompletableFuture<Message>();
     });
-    outbox.start();
 
     outbox.offer(session("a"), delta("a", 0));
     outbox.offer(session("b"), delta("b", 0));
@@ -207,11 +207,11 @@ class AsyncOutboxTest {
   @Test
   void asyncSenderStarvedBySessionLock_sendsWhileARequestHoldsTheSessionLock() throws Exception {
     CountDownLatch sentOne = new CountDownLatch(1);
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       sentOne.countDown();
       return CompletableFuture.completedFuture(null);
     });
-    outbox.start();
     OwnedSession busy = session("busy");
 
     synchronized (busy) { // a request of this session, preparing its next update
@@ -223,14 +223,14 @@ class AsyncOutboxTest {
   @Test
   void drain_aSendThatThrows_doesNotStopTheSender() {
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 1, LONG_WAIT, "tandem-async-test", (s, item, more) -> {
+    outbox = new AsyncOutbox(100, 1, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       if (s.id().equals("bad")) {
         throw new IllegalStateException("a bug");
       }
       sent.add(item);
       return CompletableFuture.completedFuture(null);
     });
-    outbox.start();
 
     outbox.offer(session("bad"), delta("bad", 0));
     outbox.offer(session("good"), delta("good", 0));

@@ -101,6 +101,8 @@ final class Checker {
     final Map<String, List<long[]>> acknowledged = new HashMap<>();
     /** A 200 acknowledged the session (its creation). */
     boolean exists;
+    /** Created with a 200 in ASYNC mode, which binds nothing: lost with its owner, it is not a violation. */
+    boolean createdUnbound;
     /** An operation that may have ended it or changed its id got no 200: absence is no longer a loss. */
     boolean mayBeGone;
     boolean retired;

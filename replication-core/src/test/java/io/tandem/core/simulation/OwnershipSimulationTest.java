@@ -2,6 +2,7 @@ package io.tandem.core.simulation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tandem.core.config.ReplicationMode;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -16,7 +17,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The deterministic simulation's fixed seed set, run by every build: {@value #DEFAULT_SEEDS} schedules (or {@code
- * -Dtandem.simulation.seeds=N}) of the real engine under seeded faults, each judged by the {@link Checker}.
+ * -Dtandem.simulation.seeds=N}) of the real engine under seeded faults, each judged by the {@link Checker}, and the
+ * first {@value #DEFAULT_ASYNC_SEEDS} of them again with the engines in ASYNC mode (or {@code
+ * -Dtandem.simulation.asyncSeeds=N}), judged by what that mode promises.
  *
  * <p>A violation of any kind fails the build, naming the seed and the command that replays it, unless its kind is in
  * {@link #OPEN}: a gap written in docs/protocol.md 11.3 and not closed yet (none now).
@@ -24,6 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(QuietEngineLogs.class)
 class OwnershipSimulationTest {
   static final int DEFAULT_SEEDS = 2_000;
+  static final int DEFAULT_ASYNC_SEEDS = 1_000;
 
   /**
    * The kinds of violation the engine still shows, each a gap written in docs/protocol.md 11.3, counted and printed
@@ -35,9 +39,12 @@ class OwnershipSimulationTest {
   @Test
   void seedSet_breaksNoRuleTheEngineKeeps() {
     int seeds = Integer.getInteger("tandem.simulation.seeds", DEFAULT_SEEDS);
+    int asyncSeeds = Integer.getInteger("tandem.simulation.asyncSeeds", DEFAULT_ASYNC_SEEDS);
     ConcurrentLinkedQueue<Schedule.Result> results = new ConcurrentLinkedQueue<>();
-    // Each schedule is its own world on its own threads: two run at once, one per core.
-    LongStream.range(0, seeds).parallel().forEach(seed -> results.add(Schedule.run(seed, false)));
+    // Each schedule is its own world on its own threads: two run at once, one per core. Seeds from `seeds` on stand
+    // for the ASYNC runs of seeds 0 to asyncSeeds - 1.
+    LongStream.range(0, seeds + asyncSeeds).parallel().forEach(n -> results.add(n < seeds
+        ? Schedule.run(n, false) : Schedule.run(n - seeds, false, ReplicationMode.ASYNC)));
 
     Map<Checker.Kind, Integer> open = new EnumMap<>(Checker.Kind.class);
     List<String> broken = new ArrayList<>();
@@ -50,14 +57,14 @@ class OwnershipSimulationTest {
           any = true;
         } else {
           broken.add("seed " + r.seed() + " (" + r.setup() + "): " + v + "\n    replay: ./tandem simulate --seed "
-              + r.seed());
+              + r.seed() + (r.setup().contains("ASYNC") ? " --async" : ""));
         }
       }
       schedulesWithOpen += any ? 1 : 0;
     }
-    System.out.printf("Simulation: %d schedules; %d broke a rule the engine keeps; %d show open gaps: %s%n", seeds,
-        broken.size(), schedulesWithOpen, open);
-    assertThat(results).hasSize(seeds);
+    System.out.printf("Simulation: %d schedules (%d of them ASYNC); %d broke a rule the engine keeps; %d show open gaps:"
+        + " %s%n", seeds + asyncSeeds, asyncSeeds, broken.size(), schedulesWithOpen, open);
+    assertThat(results).hasSize(seeds + asyncSeeds);
     assertThat(broken).as("violations of rules the engine keeps").isEmpty();
   }
 

@@ -1,5 +1,7 @@
 package io.tandem.core.simulation;
 
+import io.tandem.core.config.ReplicationMode;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,15 +11,19 @@ import java.util.List;
  * <pre>
  *   ./tandem simulate --seed 1234            # one schedule, every message in its trace
  *   ./tandem simulate --soak 0 1000000       # seeds [0, 1000000): prints "N schedules, M violations"
+ *   ./tandem simulate --soak 0 1000 --async  # the same schedules with the engines in ASYNC mode
  * </pre>
  */
 public final class Simulate {
   private Simulate() {}
 
-  public static void main(String[] args) {
+  public static void main(String[] arguments) {
+    List<String> list = new ArrayList<>(List.of(arguments));
+    ReplicationMode mode = list.remove("--async") ? ReplicationMode.ASYNC : ReplicationMode.SYNC;
+    String[] args = list.toArray(String[]::new);
     if (args.length == 2 && (args[0].equals("--seed") || args[0].equals("--legacy-seed"))) {
       long seed = Long.parseLong(args[1]);
-      Schedule.Result r = args[0].equals("--seed") ? Schedule.run(seed, true) : Schedule.runLegacy(seed, true);
+      Schedule.Result r = args[0].equals("--seed") ? Schedule.run(seed, true, mode) : Schedule.runLegacy(seed, true);
       System.out.println(r.traceTail());
       System.out.println();
       System.out.println("seed " + r.seed() + ": " + r.summary());
@@ -32,7 +38,7 @@ public final class Simulate {
       List<Long> failed = new ArrayList<>();
       long violations = 0;
       for (long seed = from; seed < to; seed++) {
-        Schedule.Result r = Schedule.run(seed, false);
+        Schedule.Result r = Schedule.run(seed, false, mode);
         if (!r.passed()) {
           failed.add(seed);
           violations += r.violations().size();
@@ -44,11 +50,11 @@ public final class Simulate {
           System.out.printf("%d schedules, %d failed, %.0f s%n", done, failed.size(), (System.nanoTime() - started) / 1e9);
         }
       }
-      System.out.printf("seeds [%d, %d): %d schedules, %d violations (%d schedules failed) in %.0f s%n", from, to,
-          to - from, violations, failed.size(), (System.nanoTime() - started) / 1e9);
+      System.out.printf("seeds [%d, %d)%s: %d schedules, %d violations (%d schedules failed) in %.0f s%n", from, to,
+          mode == ReplicationMode.ASYNC ? " in ASYNC" : "", to - from, violations, failed.size(), (System.nanoTime() - started) / 1e9);
       System.exit(failed.isEmpty() ? 0 : 1);
     }
-    System.err.println("usage: Simulate --seed N | --legacy-seed N | --soak FROM TO");
+    System.err.println("usage: Simulate --seed N | --legacy-seed N | --soak FROM TO   [--async: the engines in ASYNC mode]");
     System.exit(2);
   }
 }

@@ -2,6 +2,7 @@ package io.tandem.core.simulation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tandem.core.config.ReplicationMode;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -512,6 +513,18 @@ class SimulationSeedsTest {
   @Test
   void laterCopyHandedOverLate_replacesTheOneNeverServed_seed398513() {
     assertThat(scrambled(398513)).doesNotContain(Checker.Kind.LOST_WRITE);
+  }
+
+  /**
+   * 11.3.44, the first seed of the simulation in ASYNC mode: the owner's queued id change reached its buddy after the
+   * session had migrated there under its new id and ended (a logout answered 200); re-keyed under the ended id, the
+   * old copy was a backup again, adopted and served ({@code BackupStoreTest
+   * .changeId_toAnIdThatEndedHere_isRefused_andGivesTheOldIdUp}).
+   */
+  @Test
+  void lateIdChangeToAnEndedId_isRefused_asyncSeed34() {
+    assertThat(Schedule.run(34, false, ReplicationMode.ASYNC).violations().stream().map(Checker.Violation::kind))
+        .doesNotContain(Checker.Kind.INVALIDATED_SERVED);
   }
 
   private static List<Checker.Kind> scrambled(long seed) {
