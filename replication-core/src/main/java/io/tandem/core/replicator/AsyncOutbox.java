@@ -2,6 +2,7 @@ package io.tandem.core.replicator;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.tandem.core.spi.Scheduler;
+import io.tandem.core.spi.Ticker;
 import io.tandem.core.wire.Message;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -120,12 +121,21 @@ final class AsyncOutbox implements AutoCloseable {
   /** The sender stopped for a full window: a reply that frees a place schedules it again. */
   private volatile boolean waitingForWindow;
   private volatile boolean closed;
+  private final Ticker ticker;
+  /** The sender, as the task its lane runs: one instance, not one per wake-up. */
+  private final Runnable pumpTask = this::pump;
   /** The items of the entry being sent, and whose they are; confined to the sender's lane. */
   private ArrayDeque<Object> sending;
   private OwnedSession sendingFor;
-  /** The timer that ends the wait for a full window ({@code windowWaitNanos}); confined to the sender's lane. */
-  private Scheduler.Cancellable windowTimer;
-  /** The window's wait ran out: the next item goes out without a place in it; confined to the sender's lane. */
+  /**
+   * The wait for room in a full window: whether one is on, since when (ticker nanos), whether a timer is armed to end
+   * it, and whether it ran out (the next item goes out without a place). One timer at a time, re-armed for what is
+   * left when it finds a later wait: a saturated buddy frees a place per reply, and a timer armed and cancelled per
+   * reply cost a scheduled task each. Confined to the sender's lane.
+   */
+  private boolean windowWaitOn;
+  private long windowWaitSince;
+  private boolean windowTimerArmed;
   private boolean windowWaitedOut;
 
   /**
@@ -134,8 +144,8 @@ final class AsyncOutbox implements AutoCloseable {
    * @param senderLane where the sender runs (owned from here on: closed with this outbox)
    * @param repliesLane where replies that take a session's lock are recorded (owned from here on)
    */
-  AsyncOutbox(int capacity, int maxInFlight, long windowWaitNanos, Scheduler senderLane, Scheduler repliesLane,
-      Sender send) {
+  AsyncOutbox(int capacity, int maxInFlight, long windowWaitNanos, Ticker ticker, Scheduler senderLane,
+      Scheduler repliesLane, Sender send) {
     if (capacity < 1 || maxInFlight < 1 || windowWaitNanos <= 0) {
       throw new IllegalArgumentException("capacity " + capacity + ", maxInFlight " + maxInFlight + ", windowWait "
           + windowWaitNanos + " ns: each must be positive");
@@ -143,6 +153,7 @@ final class AsyncOutbox implements AutoCloseable {
     this.capacity = capacity;
     this.maxInFlight = maxInFlight;
     this.windowWaitNanos = windowWaitNanos;
+    this.ticker = ticker;
     this.senderLane = senderLane;
     this.repliesLane = repliesLane;
     this.send = send;
@@ -258,10 +269,15 @@ final class AsyncOutbox implements AutoCloseable {
     return inFlight.get();
   }
 
-  /** Schedules the sender unless it is scheduled already. */
+  /** Schedules the sender unless it is scheduled already (read first: most wake-ups find it scheduled). */
   private void wake() {
-    if (!closed && pumpScheduled.compareAndSet(false, true)) {
-      senderLane.execute(this::pump);
+    if (!closed && !pumpScheduled.get() && pumpScheduled.compareAndSet(false, true)) {
+      try {
+        senderLane.execute(pumpTask);
+      } catch (RuntimeException e) {
+        pumpScheduled.set(false); // not scheduled after all: the next wake-up tries again
+        throw e;
+      }
     }
   }
 
@@ -276,6 +292,7 @@ final class AsyncOutbox implements AutoCloseable {
       if (sending == null) {
         Entry entry = order.peek();
         if (entry == null) {
+          endWindowWait(); // nothing waits: the next full window starts a wait of its own
           return;
         }
         if (isWithdrawn(entry)) {
@@ -311,20 +328,19 @@ final class AsyncOutbox implements AutoCloseable {
   /** Sends the next item of the entry being sent; {@code permit}: it holds a place in the window. */
   private void sendNext(boolean permit) {
     Object item = sending.poll();
-    if (item == null) { // withdrawn while the sender waited for the window
-      if (permit) {
-        freePlace();
-      }
-      sending = null;
-      return;
-    }
     OwnedSession session = sendingFor;
-    boolean more = !sending.isEmpty() || !order.isEmpty();
+    boolean more = item != null && (!sending.isEmpty() || !order.isEmpty());
     if (sending.isEmpty()) {
       sending = null;
       sendingFor = null;
     }
-    sendOne(session, item instanceof CoalescedUpdate update ? update.build() : item, more, permit);
+    if (item == null) { // withdrawn while the sender waited for the window
+      if (permit) {
+        freePlace();
+      }
+      return;
+    }
+    sendOne(session, item, more, permit);
     if (item instanceof Message.IdChange change) {
       handedOver(session, change.oldId()); // ordered before anything sent to the buddy from now on
     }
@@ -340,7 +356,7 @@ final class AsyncOutbox implements AutoCloseable {
       return Boolean.TRUE;
     }
     if (windowWaitedOut) {
-      windowWaitedOut = false;
+      endWindowWait();
       return Boolean.FALSE;
     }
     waitingForWindow = true;
@@ -349,24 +365,41 @@ final class AsyncOutbox implements AutoCloseable {
       endWindowWait();
       return Boolean.TRUE;
     }
-    if (windowTimer == null) {
-      windowTimer = senderLane.schedule(this::windowWaitRanOut, Duration.ofNanos(windowWaitNanos));
+    if (!windowWaitOn) {
+      windowWaitOn = true;
+      windowWaitSince = ticker.read();
+    }
+    if (!windowTimerArmed) {
+      armWindowTimer(windowWaitNanos - (ticker.read() - windowWaitSince));
     }
     return null;
   }
 
-  /** The window's timer, on the sender's lane: a reply that never comes does not stop the sender. */
-  private void windowWaitRanOut() {
-    windowTimer = null;
+  private void armWindowTimer(long inNanos) {
+    windowTimerArmed = true;
+    senderLane.schedule(this::windowTimerFired, Duration.ofNanos(Math.max(0, inNanos)));
+  }
+
+  /**
+   * The window's timer, on the sender's lane: a reply that never comes does not stop the sender. It may find the wait
+   * it was armed for over, and another on since: then it waits for what is left of that one.
+   */
+  private void windowTimerFired() {
+    windowTimerArmed = false;
+    if (!windowWaitOn || closed) {
+      return;
+    }
+    long left = windowWaitNanos - (ticker.read() - windowWaitSince);
+    if (left > 0) {
+      armWindowTimer(left);
+      return;
+    }
     windowWaitedOut = true;
     pump();
   }
 
   private void endWindowWait() {
-    if (windowTimer != null) {
-      windowTimer.cancel();
-      windowTimer = null;
-    }
+    windowWaitOn = false;
     windowWaitedOut = false;
   }
 
@@ -402,11 +435,14 @@ final class AsyncOutbox implements AutoCloseable {
     });
   }
 
-  /** Sends one item; {@code permit}: it holds a place in the window, which its reply gives back. */
+  /**
+   * Sends one item (a {@link CoalescedUpdate} is built into its update first); {@code permit}: it holds a place in the
+   * window, which its reply gives back.
+   */
   private void sendOne(OwnedSession session, Object item, boolean more, boolean permit) {
     CompletionStage<?> reply = null;
     try {
-      reply = send.send(session, item, more);
+      reply = send.send(session, item instanceof CoalescedUpdate update ? update.build() : item, more);
     } catch (RuntimeException e) {
       // A bug, not a peer's doing: the sender must outlive it, or every later update would wait forever.
       LOG.log(System.Logger.Level.ERROR, "Async replication could not send an update of session [" + session.id()

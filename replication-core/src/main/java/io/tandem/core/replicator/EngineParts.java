@@ -102,7 +102,7 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
         config.mode() == ReplicationMode.ASYNC
             ? new AsyncOutbox(config.asyncQueueCapacity(), AsyncOutbox.MAX_IN_FLIGHT,
                 // every request fails by the transport's timeout (the ack timeout, as the managers configure it)
-                config.ackTimeout().toNanos() * 2, runtime.schedulers().create(Scheduler.Lane.ASYNC_SENDER, local),
+                config.ackTimeout().toNanos() * 2, ticker, runtime.schedulers().create(Scheduler.Lane.ASYNC_SENDER, local),
                 runtime.schedulers().create(Scheduler.Lane.ASYNC_REPLIES, local), this::sendQueued)
             : null;
     this.outcomes = new TransferOutcomes(ring, owned, transport, config, counters, log, this::fence,

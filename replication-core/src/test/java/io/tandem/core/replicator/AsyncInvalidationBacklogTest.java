@@ -62,7 +62,8 @@ class AsyncInvalidationBacklogTest {
         ReplicationListener.NONE, counters, log);
     AtomicReference<OwnerWrites> writes = new AtomicReference<>();
     // The window waits far longer than the test: only replies could open it, and the buddy sends none.
-    outbox = new AsyncOutbox(1_000, WINDOW, TimeUnit.SECONDS.toNanos(60), io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+    outbox = new AsyncOutbox(1_000, WINDOW, TimeUnit.SECONDS.toNanos(60), io.tandem.core.spi.Ticker.system(),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
         io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"),
         (session, item, more) -> writes.get().sendQueued(session, item, more));
     writes.set(new OwnerWrites(config, transport, rules, owned, new TouchCoalescer(), outbox,

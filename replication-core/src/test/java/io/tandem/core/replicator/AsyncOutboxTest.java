@@ -42,7 +42,8 @@ class AsyncOutboxTest {
     CountDownLatch firstSendStarted = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(2, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+    outbox = new AsyncOutbox(2, 8, LONG_WAIT, io.tandem.core.spi.Ticker.system(),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
         io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       firstSendStarted.countDown();
       try {
@@ -79,7 +80,8 @@ class AsyncOutboxTest {
     CountDownLatch firstSendStarted = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<String> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Ticker.system(),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
         io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       firstSendStarted.countDown();
       try {
@@ -105,7 +107,8 @@ class AsyncOutboxTest {
     CountDownLatch firstSendStarted = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Ticker.system(),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
         io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       firstSendStarted.countDown();
       try {
@@ -140,7 +143,8 @@ class AsyncOutboxTest {
   @Test
   void withdraw_afterTheIdChangeWentOut_hasNoOldIdToName() {
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Ticker.system(),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
         io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       sent.add(item);
       return CompletableFuture.completedFuture(null);
@@ -157,7 +161,8 @@ class AsyncOutboxTest {
   void drain_windowFull_waitsForAReplyWhileLaterUpdatesCoalesce() {
     List<Object> sent = new CopyOnWriteArrayList<>();
     List<CompletableFuture<Message>> replies = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 2, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+    outbox = new AsyncOutbox(100, 2, LONG_WAIT, io.tandem.core.spi.Ticker.system(),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
         io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       sent.add(item);
       CompletableFuture<Message> reply = new CompletableFuture<>();
@@ -188,7 +193,8 @@ class AsyncOutboxTest {
   @Test
   void drain_aReplyThatNeverComes_delaysTheNextSendOnlyByTheWindowWait() {
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 1, TimeUnit.MILLISECONDS.toNanos(50), io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+    outbox = new AsyncOutbox(100, 1, TimeUnit.MILLISECONDS.toNanos(50), io.tandem.core.spi.Ticker.system(),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
         io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       sent.add(item);
       return new CompletableFuture<Message>();
@@ -207,7 +213,8 @@ class AsyncOutboxTest {
   @Test
   void asyncSenderStarvedBySessionLock_sendsWhileARequestHoldsTheSessionLock() throws Exception {
     CountDownLatch sentOne = new CountDownLatch(1);
-    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+    outbox = new AsyncOutbox(100, 8, LONG_WAIT, io.tandem.core.spi.Ticker.system(),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
         io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       sentOne.countDown();
       return CompletableFuture.completedFuture(null);
@@ -223,7 +230,8 @@ class AsyncOutboxTest {
   @Test
   void drain_aSendThatThrows_doesNotStopTheSender() {
     List<Object> sent = new CopyOnWriteArrayList<>();
-    outbox = new AsyncOutbox(100, 1, LONG_WAIT, io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
+    outbox = new AsyncOutbox(100, 1, LONG_WAIT, io.tandem.core.spi.Ticker.system(),
+        io.tandem.core.spi.Scheduler.singleThread("tandem-async-test"),
         io.tandem.core.spi.Scheduler.singleThread("tandem-async-replies-test"), (s, item, more) -> {
       if (s.id().equals("bad")) {
         throw new IllegalStateException("a bug");
