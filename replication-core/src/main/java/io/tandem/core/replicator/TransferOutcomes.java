@@ -123,6 +123,11 @@ final class TransferOutcomes implements StateTransfer.Callbacks {
     if (reply instanceof Message.Nack stale && stale.reason() == Message.Nack.Reason.STALE_EPOCH) {
       fence.accept(session, "buddy " + to.value() + " holds its former id [" + id + "] at a higher epoch: "
           + stale.detail());
+      // The copy that buddy holds under this session's id (just acknowledged) is of a copy the cluster moved on from,
+      // under the former id: nobody would ever release it, and it would be adopted, a second session of one user,
+      // the day this node died (the simulation in ASYNC mode, seed 5360, docs/protocol.md 11.3.45). It ends.
+      transport.request(to, new Message.Invalidate(session.id(), session.epoch(), session.version(),
+          InvalidateReason.INVALIDATED));
       return false;
     }
     log.warn("former-id:" + to, "Buddy " + to.value() + " did not end former id [" + id + "] of session ["

@@ -527,6 +527,18 @@ class SimulationSeedsTest {
         .doesNotContain(Checker.Kind.INVALIDATED_SERVED);
   }
 
+  /**
+   * 11.3.45 (ASYNC, 2 nodes): a login's id change was queued when the membership cut n1 off; n2 adopted the session
+   * under its pre-login id. Back, n1 sent its copy under the new id in full, n2 stored it, and n1, told that n2 held
+   * the former id at a higher epoch, fenced its copy, but nobody released the one n2 held under the new id: a copy
+   * with no owner after the faults healed.
+   */
+  @Test
+  void copyUnderTheNewIdOfAFencedLogin_isEnded_asyncSeed5360() {
+    assertThat(Schedule.run(5360, false, ReplicationMode.ASYNC).violations().stream().map(Checker.Violation::kind))
+        .doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
