@@ -95,6 +95,9 @@ final class Schedule {
           for (String key : l.acknowledged.keySet().stream().sorted().toList()) {
             clients.finalRead(l, key, 10);
           }
+        } else if (async && l.createdUnbound && !l.retired && !l.mayBeGone
+            && nodes.values().stream().anyMatch(n -> n.owns(l.id))) {
+          clients.finalRead(l, "a", 10); // no value binds in ASYNC, but a session owned somewhere is served
         }
       }
       sim.runUntil(sim.nanos() + 15_000_000_000L);
