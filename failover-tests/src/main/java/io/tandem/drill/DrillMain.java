@@ -27,11 +27,17 @@ public final class DrillMain implements Callable<Integer> {
   private static final int MAX_WRITES = 5_000;
   private static final String DROPIN = "dropin/tomcat-valve-dropin.jar";
 
-  @Option(names = "--drill", split = ",", defaultValue = "kill-owner",
+  @Option(names = "--drill", split = ",",
       description = "kill-owner, kill-buddy, two-failures, hang-owner, rolling-restart, form-login, parallel-requests, partition, "
           + "poison-values, writers-storm, hang-patient, logout-sticks, rogue-member, big-pages, full-buddy, rolling-upgrade, two-apps, app-redeploy, "
-          + "'quick' (each once, the test command's set) or 'all' (default: ${DEFAULT-VALUE})")
-  List<String> drills;
+          + "'quick' (each once, the test command's set) or 'all' (default: kill-owner; with --full, every drill, or those"
+          + " named: a part of the full matrix)")
+  List<String> named;
+
+  /** The drills named, or the default: kill-owner, and every drill with --full. */
+  private List<String> drillNames() {
+    return named != null ? named : full ? List.of("all") : List.of("kill-owner");
+  }
 
   @Option(names = "--scope", split = ",", defaultValue = "MODIFIED_ATTRIBUTE",
       description = "SESSION, MODIFIED_SESSION, MODIFIED_ATTRIBUTE or 'all' (default: ${DEFAULT-VALUE})")
@@ -50,7 +56,7 @@ public final class DrillMain implements Callable<Integer> {
       + "rogue-member's 2)")
   List<Integer> nodes;
 
-  @Option(names = "--full", description = "every drill x every scope x SYNC and ASYNC (poison-values, writers-storm, "
+  @Option(names = "--full", description = "every drill (or those --drill names) x every scope x SYNC and ASYNC (poison-values, writers-storm, "
       + "hang-patient, rogue-member, big-pages, full-buddy, rolling-upgrade and app-redeploy in SYNC only), through HAProxy and Apache httpd too where they are installed")
   boolean full;
 
@@ -145,7 +151,7 @@ public final class DrillMain implements Callable<Integer> {
   java.util.Optional<String> usageError() {
     List<String> drillNames = new ArrayList<>(Stream.of(Drill.values()).map(Drill::cliName).toList());
     drillNames.addAll(List.of("quick", "all"));
-    for (String name : drills) {
+    for (String name : drillNames()) {
       if (!drillNames.contains(name)) {
         return java.util.Optional.of("--drill " + name + ": no such drill; one or more of " + String.join(", ", drillNames));
       }
@@ -188,7 +194,7 @@ public final class DrillMain implements Callable<Integer> {
       return java.util.Optional.of("--balancer httpd: apache2 is not installed (Debian: apt-get install apache2)");
     }
     // Named on its own, a drill that cannot run here is refused; in 'quick', 'all' and --full it is skipped, saying why.
-    java.util.Optional<Drill> namespaced = drills.stream().filter(n -> !n.equals("quick") && !n.equals("all"))
+    java.util.Optional<Drill> namespaced = drillNames().stream().filter(n -> !n.equals("quick") && !n.equals("all"))
         .map(Drill::fromCliName).filter(Drill::needsNamespaces).findFirst();
     if (!full && namespaced.isPresent()) {
       java.util.Optional<String> unavailable = NetworkNamespaces.unavailableReason();
@@ -219,8 +225,10 @@ public final class DrillMain implements Callable<Integer> {
         .map(v -> option + " " + v + ": not one of " + String.join(", ", allowed));
   }
 
-  private List<Drill> drills() {
-    if (full || drills.contains("all")) {
+  /** The drills this run runs, in order. */
+  List<Drill> drills() {
+    List<String> drills = drillNames();
+    if (drills.contains("all")) {
       return List.of(Drill.values());
     }
     if (drills.contains("quick")) {

@@ -67,6 +67,20 @@ class DrillMainTest {
   }
 
   @Test
+  void full_runsEveryDrill_orThoseNamed_andNoneNamedRunsKillOwner() {
+    assertThat(parsed("--full").drills()).containsExactly(Drill.values());
+    assertThat(parsed("--full", "--drill", "hang-owner,form-login").drills())
+        .containsExactly(Drill.fromCliName("hang-owner"), Drill.fromCliName("form-login"));
+    assertThat(parsed().drills()).containsExactly(Drill.fromCliName("kill-owner"));
+  }
+
+  private static DrillMain parsed(String... arguments) {
+    DrillMain main = new DrillMain();
+    new picocli.CommandLine(main).parseArgs(arguments);
+    return main;
+  }
+
+  @Test
   void version_printsTheProjectVersion_andExits0() {
     Run run = run("-V");
 
