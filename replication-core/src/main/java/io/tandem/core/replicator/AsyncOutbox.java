@@ -370,28 +370,28 @@ final class AsyncOutbox implements AutoCloseable {
       windowWaitSince = ticker.read();
     }
     if (!windowTimerArmed) {
-      armWindowTimer(windowWaitNanos - (ticker.read() - windowWaitSince));
+      armWindowDeadline(windowWaitNanos - (ticker.read() - windowWaitSince));
     }
     return null;
   }
 
-  private void armWindowTimer(long inNanos) {
+  private void armWindowDeadline(long inNanos) {
     windowTimerArmed = true;
-    senderLane.schedule(this::windowTimerFired, Duration.ofNanos(Math.max(0, inNanos)));
+    senderLane.schedule(this::windowDeadlineReached, Duration.ofNanos(Math.max(0, inNanos)));
   }
 
   /**
    * The window's timer, on the sender's lane: a reply that never comes does not stop the sender. It may find the wait
    * it was armed for over, and another on since: then it waits for what is left of that one.
    */
-  private void windowTimerFired() {
+  private void windowDeadlineReached() {
     windowTimerArmed = false;
     if (!windowWaitOn || closed) {
       return;
     }
     long left = windowWaitNanos - (ticker.read() - windowWaitSince);
     if (left > 0) {
-      armWindowTimer(left);
+      armWindowDeadline(left);
       return;
     }
     windowWaitedOut = true;

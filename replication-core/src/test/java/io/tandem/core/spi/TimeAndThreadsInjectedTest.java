@@ -36,8 +36,6 @@ class TimeAndThreadsInjectedTest {
       "io/tandem/core/spi/TimerlessWaiter.java", Set.of("System.nanoTime", "LockSupport.park", "new Thread("),
       // Its public default, for the transport; the engine passes its ticker.
       "io/tandem/core/logging/RateLimitedLog.java", Set.of("System::nanoTime"),
-      // The ASYNC sender and its reply thread: listed as blocking, to become non-blocking (not yet injected).
-      "io/tandem/core/replicator/AsyncOutbox.java", Set.of("new Thread(", "ThreadPoolExecutor"),
       // runMaintenance (Maintenance.runNow): CompletableFuture.runAsync on the maintenance scheduler, for tests that
       // wait for a tick.
       "io/tandem/core/replicator/Maintenance.java", Set.of("Async("));
