@@ -186,7 +186,11 @@ final class EngineParts implements Quarantine.Engine, Migrations.Engine, OwnerWr
 
   @Override
   public void yieldTo(OwnedSession session, String reason) {
+    // Its releases go first, while it is still suspect (the ledger skips suspects), and again after: a buddy change in
+    // between adds one for every session still owned (11.3.46).
+    reprotection.forget(session);
     fencing.yieldTo(session, reason);
+    reprotection.forget(session);
   }
 
   @Override

@@ -142,8 +142,23 @@ final class Reprotection {
     }
   }
 
+  /**
+   * Forgets every release pending for {@code session}: this node gave up its claim in favour of an owner at an older
+   * epoch ({@link Fencing#yieldTo}). Sent, a release of that owner at the epoch just given up fenced the one live copy,
+   * and the fenced owner then released its buddy's: the session was gone (the partition drill, docs/protocol.md
+   * 11.3.46).
+   */
+  void forget(OwnedSession session) {
+    ledger.remove(session);
+  }
+
   /** One entry of the ledger: released if its time has come. */
   private void releaseOne(OwnedSession session, Release release, MembershipView current, NodeId to, long now) {
+    if (quarantine.isSuspect(session)) {
+      // Unconfirmed since a pause: this node may be the one to give way (a yield forgets the release), and a release
+      // sent meanwhile would fence the owner it gives way to. Released once confirmed.
+      return;
+    }
     NodeId former = release.former();
     // A session that ended, moved on or was fenced before its new buddy had it is released too: its former buddy is
     // no longer its buddy, nobody else would ever tell it, and a copy left there would be adopted, stale or ended,

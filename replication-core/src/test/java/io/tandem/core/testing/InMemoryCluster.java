@@ -113,6 +113,22 @@ public final class InMemoryCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * The membership disagrees: each member named gets a view of the members {@code views} lists for it (as a failure
+   * detector on each side of a partition judges), the others nothing. {@link #reunite} ends it.
+   */
+  public void split(java.util.Map<NodeId, java.util.Set<NodeId>> views) {
+    synchronized (lock) {
+      for (java.util.Map.Entry<NodeId, java.util.Set<NodeId>> seen : views.entrySet()) {
+        InMemoryMembership member = members.get(seen.getKey());
+        List<io.tandem.core.spi.Member> listed = members.values().stream().map(InMemoryMembership::member)
+            .filter(m -> seen.getValue().contains(m.id())).toList();
+        view = new MembershipView(view.viewId() + 1, listed);
+        member.offer(view);
+      }
+    }
+  }
+
   /** After {@link #isolateEach}: every member gets a view of all members again. */
   public void reunite() {
     synchronized (lock) {
