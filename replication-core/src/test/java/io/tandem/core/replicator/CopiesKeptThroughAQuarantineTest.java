@@ -30,13 +30,8 @@ class CopiesKeptThroughAQuarantineTest {
     EngineCluster.Node n3 = cluster.node("n3");
     NodeId one = new NodeId("n1");
     NodeId two = new NodeId("n2");
-    assertThat(n3.engine.buddy()).as("the ring makes n1 n3's buddy").contains(one);
-    n3.create("written");
-    n3.create("loggedOut");
-    assertThat(n3.request("written", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
-    assertThat(n3.request("loggedOut", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
-    assertThat(n1.engine.backupOf("written")).isPresent();
-    assertThat(n1.engine.backupOf("loggedOut")).isPresent();
+    cluster.ownedByN3WithItsCopyOnN1("written");
+    cluster.ownedByN3WithItsCopyOnN1("loggedOut");
 
     // n1 stops running: it will find the pause when it runs again (quarantine), and the others drop it meanwhile.
     cluster.freeze("n1", Duration.ofSeconds(3));

@@ -204,6 +204,20 @@ final class EngineCluster implements AutoCloseable {
     org.assertj.core.api.Assertions.assertThat(node("n2").engine.backupOf(id)).as("n1's buddy is n2").isPresent();
   }
 
+  /**
+   * Where the three-node tests of n3's sessions start: n3 creates {@code id} and writes {@code seq=1}, acknowledged by
+   * its buddy n1 (the ring's order makes n1 n3's buddy), which holds the copy.
+   */
+  void ownedByN3WithItsCopyOnN1(String id) {
+    Node n3 = node("n3");
+    org.assertj.core.api.Assertions.assertThat(n3.engine.buddy()).as("the ring makes n1 n3's buddy")
+        .contains(new io.tandem.core.spi.NodeId("n1"));
+    n3.create(id);
+    org.assertj.core.api.Assertions.assertThat(n3.request(id, (s, reads) -> s.setAttribute("seq", 1)))
+        .isEqualTo(FlushOutcome.REPLICATED);
+    org.assertj.core.api.Assertions.assertThat(node("n1").engine.backupOf(id)).as("n1 holds n3's copy").isPresent();
+  }
+
   /** The node's JVM did not run for {@code pause} (as under SIGSTOP): its monotonic clock jumps. */
   void freeze(String id, Duration pause) {
     if (virtual != null) {

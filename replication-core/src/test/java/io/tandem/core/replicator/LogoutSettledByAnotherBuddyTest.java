@@ -30,10 +30,7 @@ class LogoutSettledByAnotherBuddyTest {
     EngineCluster.Node n3 = cluster.node("n3");
     NodeId one = new NodeId("n1");
     NodeId three = new NodeId("n3");
-    assertThat(n3.engine.buddy()).as("the ring makes n1 n3's buddy").contains(one);
-    n3.create("s");
-    assertThat(n3.request("s", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
-    assertThat(n1.engine.backupOf("s")).isPresent();
+    cluster.ownedByN3WithItsCopyOnN1("s");
 
     // n1 freezes: the logout's invalidation to it is lost (its connection closed as the view dropped it).
     cluster.network.dropNext(three, one, 1);

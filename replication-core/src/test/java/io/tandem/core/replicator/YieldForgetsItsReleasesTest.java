@@ -32,9 +32,7 @@ class YieldForgetsItsReleasesTest {
     NodeId one = new NodeId("n1");
     NodeId two = new NodeId("n2");
     NodeId three = new NodeId("n3");
-    assertThat(n3.engine.buddy()).as("the ring makes n1 n3's buddy").contains(one);
-    n3.create("s");
-    assertThat(n3.request("s", (s, reads) -> s.setAttribute("seq", 1))).isEqualTo(FlushOutcome.REPLICATED);
+    cluster.ownedByN3WithItsCopyOnN1("s");
 
     // n1 is cut off: it takes n3 for gone and adopts its session; n2 and n3 take n1 for gone.
     cluster.network.partition(Set.of(one), Set.of(two, three));
