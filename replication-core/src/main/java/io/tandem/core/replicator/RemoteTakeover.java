@@ -174,19 +174,19 @@ final class RemoteTakeover {
     }
     long token = unknown.beforeAsking();
     boolean elsewhere = false;
-    // A session handed away from here a moment ago is looked for among every member's answers, where an owner can be
-    // told from a backup (see everyMember): the one hop cannot tell them apart.
-    if (trusted && route.isPresent() && current != null && !onItsWay.test(id)) {
+    // A session this node let go of (handed away, or fenced) is looked for among every member's answers, where a copy's
+    // epoch and an owner can be told from a backup (see everyMember). The one hop cannot tell them apart: with the route
+    // naming this node, it asks this node's successor, which may still hold a backup of this node's own ownership from
+    // before the let-go (a buddy paused or cut off while this node moved its backup on); handed back at the epoch after
+    // it, that stale copy tied the owner this node had let go to and lost that owner's acknowledged writes (the
+    // simulation, seed 649056, docs/protocol.md 11.3.47).
+    if (trusted && route.isPresent() && current != null && !onItsWay.test(id) && !letGoHere(id)) {
       Acquisition[] decided = new Acquisition[1];
       HopResult hop = oneHop(id, targets(current, route.get()), decided);
       elsewhere = hop == HopResult.ELSEWHERE;
       if (hop == HopResult.DECIDED) {
         return decided[0];
       }
-      // A session this node let go of a moment ago (fenced, or handed away): it may have gone to a node whose buddy
-      // is not the route's successor, or to one this node's view does not list yet. Only every member can say where.
-      // (A forged id costs the one hop only, as any other: it was never let go of here.)
-      boolean letGo = letGoHere(id);
       // A route naming a node that left the view: its buddy alone says nothing conclusive, since the session may have
       // been installed there a moment before it died, with only the holder of the handover keeping a copy (the
       // simulation, seed 21051).
@@ -195,7 +195,7 @@ final class RemoteTakeover {
       // remembers letting go of, which holds nothing from before it started. Restarted in place, it may have handed
       // the session away in its former run, to a node the successor does not know of (the simulation, seed 37264).
       boolean routeHereForgotten = route.get().equals(local) && !letGoRememberedInFull.getAsBoolean();
-      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !letGo && !routeGone && !routeHereForgotten) {
+      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !routeGone && !routeHereForgotten) {
         unknown.remember(id, token);
         return Acquisition.NOWHERE;
       }
@@ -309,6 +309,16 @@ final class RemoteTakeover {
             + answers.silent() + " did not answer within " + config.ackTimeout()));
       }
       return new Search(Acquisition.NOWHERE, !ended);
+    }
+    OptionalLong letGo = letGoAt.apply(id);
+    if (letGo.isPresent() && best.holding() == Message.LocateReply.Holding.BACKUP && best.epoch() < letGo.getAsLong()
+        && (!answers.silent().isEmpty() || unconfirmed)) {
+      // Let go of here for an owner at a later epoch than this backup's, and a member that may be that owner, or hold
+      // its copy, did not answer or has not confirmed it: the backup may be one of this node's own former ownership
+      // (11.3.47), which its holder hands back to this node, its owner, at the epoch after it, beside the live one.
+      return Search.of(Acquisition.unavailable("session " + id + " was let go of here, and the copy found is a backup at"
+          + " epoch " + best.epoch() + " while " + (answers.silent().isEmpty() ? "a member that has not confirmed it since a pause"
+          : answers.silent() + ", which did not answer within " + config.ackTimeout() + ",") + " may hold a newer one; retry"));
     }
     try {
       Message answer = migrate(holder, id, Claims.from(best.epoch()));

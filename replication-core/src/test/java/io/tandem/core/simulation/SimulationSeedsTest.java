@@ -539,6 +539,17 @@ class SimulationSeedsTest {
         .doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * 11.3.47 (5 nodes): n5 let go of a session to n3 at epoch 2 while n1, its former buddy, was paused with a copy of
+   * n5's ownership older than the writes n2 acknowledged after it; back in n5's view, n1 was the one hop's target of a
+   * request on n5 and handed that copy to n5, its owner, at epoch 2, beside n3 ({@code
+   * StaleBackupHandedBackToItsFormerOwnerTest}). Found at 54384cd.
+   */
+  @Test
+  void formerOwner_takesNoStaleCopyOfItsOwnOwnershipBack_seed649056() {
+    assertThat(scrambled(649056)).doesNotContain(Checker.Kind.LOST_WRITE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     return Schedule.run(seed, false).violations().stream().map(Checker.Violation::kind).toList();
   }
