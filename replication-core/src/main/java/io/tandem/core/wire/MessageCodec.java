@@ -287,8 +287,10 @@ public final class MessageCodec {
     long epoch = r.i64("epoch");
     long heldVersion = r.i64("version");
     String detail = r.string("detail");
+    // A refusal a later release added reads as UNSPECIFIED: the detail says why in words, and a new refusal needs no
+    // new protocol version (a value unknown here failed the whole frame before).
     Message.Nack.Refusal refusal = protocolVersion >= TYPED_REFUSALS
-        ? r.enumValue(Message.Nack.Refusal.class, "refusal") : Message.Nack.Refusal.UNSPECIFIED;
+        ? r.enumValueOr(Message.Nack.Refusal.class, "refusal", Message.Nack.Refusal.UNSPECIFIED) : Message.Nack.Refusal.UNSPECIFIED;
     return new Message.Nack(reason, epoch, heldVersion, detail, refusal);
   }
 

@@ -143,6 +143,16 @@ final class WireReader {
     return values[ordinal];
   }
 
+  /**
+   * {@link #enumValue}, but an ordinal this reader does not know reads as {@code unknown}: for a value that only informs
+   * (the sender says the same in words beside it), so that a later release may add values without a new protocol version.
+   */
+  <E extends Enum<E>> E enumValueOr(Class<E> type, String what, E unknown) {
+    int ordinal = u8(what);
+    E[] values = type.getEnumConstants();
+    return ordinal < values.length ? values[ordinal] : unknown;
+  }
+
   void expectEnd(String what) {
     if (in.hasRemaining()) {
       throw new MalformedMessageException(what + " has " + in.remaining() + " unexpected trailing bytes");
