@@ -33,6 +33,9 @@ import java.util.function.Supplier;
  * OwnedSession#handOver}); nothing waits for a reply under a lock.
  */
 final class Migrations implements IncomingRequests.HandingOut {
+  /** The epoch a session fenced here is remembered as let go at: a claim at an epoch this node does not know, above any. */
+  static final long FENCED_AT_AN_UNKNOWN_EPOCH = Long.MAX_VALUE;
+
   /** The engine's logger: operators find these lines where they always were. */
   private static final Logger LOG = System.getLogger(ReplicationEngine.class.getName());
 
@@ -186,7 +189,7 @@ final class Migrations implements IncomingRequests.HandingOut {
    * tells a member that asks to do the same.
    */
   void fencedHere(String id) {
-    handedAway.add(id, Long.MAX_VALUE); // by a claim at an epoch this node does not know: every late copy is older
+    handedAway.add(id, FENCED_AT_AN_UNKNOWN_EPOCH); // every late copy is older
   }
 
   /**

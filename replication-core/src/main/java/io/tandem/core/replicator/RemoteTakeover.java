@@ -34,9 +34,12 @@ import java.util.function.Supplier;
  * session over in its answer, so a session found where its route says takes one round trip. Every member is asked
  * ({@link Locator}, then a migrate from the best holder) only when one of them answered that the session exists but
  * is not theirs to give, when both said they do not hold it while the view changed a moment ago (sessions may
- * still be on their way), or when the route names this node itself and this node let go of the session a moment ago
- * (fenced, or handed away: it may have gone anywhere) or cannot tell, having started less than a tombstone lifetime
- * ago (restarted in place, it remembers nothing of its former run). When both said no in a settled view, the id is remembered as
+ * still be on their way) or this node let go of the session a moment ago (fenced, or handed away: it may have gone
+ * anywhere), or when the route names this node itself and this node cannot tell, having started less than a
+ * tombstone lifetime ago (restarted in place, it remembers nothing of its former run). A session this node let go
+ * of whose route names this node skips the hop: its successor, this node's former buddy, may hold a stale copy of
+ * this node's own ownership, and hands a backup to its owner (11.3.47); and a backup older than the epoch it was let
+ * go at is never migrated in. When both said no in a settled view, the id is remembered as
  * unknown ({@link UnknownSessions}), so that the same cookie costs no message again for a while. A session one of
  * them said exists, that no member then reports a copy of, is unavailable (it is on its way between nodes, or its
  * holder has not confirmed it since a pause), never absent: a new, empty session in its place would lose it.
@@ -174,13 +177,14 @@ final class RemoteTakeover {
     }
     long token = unknown.beforeAsking();
     boolean elsewhere = false;
-    // A session this node let go of (handed away, or fenced) is looked for among every member's answers, where a copy's
-    // epoch and an owner can be told from a backup (see everyMember). The one hop cannot tell them apart: with the route
-    // naming this node, it asks this node's successor, which may still hold a backup of this node's own ownership from
-    // before the let-go (a buddy paused or cut off while this node moved its backup on); handed back at the epoch after
-    // it, that stale copy tied the owner this node had let go to and lost that owner's acknowledged writes (the
-    // simulation, seed 649056, docs/protocol.md 11.3.47).
-    if (trusted && route.isPresent() && current != null && !onItsWay.test(id) && !letGoHere(id)) {
+    // A session handed away from here a moment ago is looked for among every member's answers, where an owner can be
+    // told from a backup (see everyMember): the one hop cannot tell them apart. So is one this node let go of (handed
+    // away, or fenced) whose route names this node: the hop would ask this node's successor, its former buddy, which
+    // may still hold a backup of this node's own ownership from before the let-go (paused or cut off while this node
+    // moved the copy on), and hands a backup to its owner: back at the epoch after it, that stale copy tied the owner
+    // this node had let go to and lost the writes it had acknowledged (the simulation, seed 649056, 11.3.47).
+    boolean letGoOfItsOwn = route.isPresent() && route.get().equals(local) && letGoHere(id);
+    if (trusted && route.isPresent() && current != null && !onItsWay.test(id) && !letGoOfItsOwn) {
       Acquisition[] decided = new Acquisition[1];
       HopResult hop = oneHop(id, targets(current, route.get()), decided);
       elsewhere = hop == HopResult.ELSEWHERE;
@@ -195,7 +199,11 @@ final class RemoteTakeover {
       // remembers letting go of, which holds nothing from before it started. Restarted in place, it may have handed
       // the session away in its former run, to a node the successor does not know of (the simulation, seed 37264).
       boolean routeHereForgotten = route.get().equals(local) && !letGoRememberedInFull.getAsBoolean();
-      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !routeGone && !routeHereForgotten) {
+      // A session this node let go of a moment ago (fenced, or handed away): it may have gone to a node whose buddy
+      // is not the route's successor, or to one this node's view does not list yet. Only every member can say where.
+      // (A forged id costs the one hop only, as any other: it was never let go of here.)
+      boolean letGo = letGoHere(id);
+      if (hop == HopResult.ABSENT && !unknown.viewRecentlyChanged() && !letGo && !routeGone && !routeHereForgotten) {
         unknown.remember(id, token);
         return Acquisition.NOWHERE;
       }
@@ -312,13 +320,14 @@ final class RemoteTakeover {
     }
     OptionalLong letGo = letGoAt.apply(id);
     if (letGo.isPresent() && best.holding() == Message.LocateReply.Holding.BACKUP && best.epoch() < letGo.getAsLong()
-        && (!answers.silent().isEmpty() || unconfirmed)) {
-      // Let go of here for an owner at a later epoch than this backup's, and a member that may be that owner, or hold
-      // its copy, did not answer or has not confirmed it: the backup may be one of this node's own former ownership
-      // (11.3.47), which its holder hands back to this node, its owner, at the epoch after it, beside the live one.
+        && (letGo.getAsLong() != Migrations.FENCED_AT_AN_UNKNOWN_EPOCH || !answers.silent().isEmpty() || unconfirmed)) {
+      // Let go of here for an owner at a later epoch than this backup's: the backup is older than the copy that owner
+      // took (maybe one of this node's own former ownership, which its holder hands back to this node, its owner, at the
+      // epoch after it, beside the live one: 11.3.47), whether the newer copy's holders are silent, unconfirmed, or not
+      // in this node's view yet (a heal merges views one at a time). Fenced at an epoch this node does not know, only a
+      // silent or unconfirmed member makes it so.
       return Search.of(Acquisition.unavailable("session " + id + " was let go of here, and the copy found is a backup at"
-          + " epoch " + best.epoch() + " while " + (answers.silent().isEmpty() ? "a member that has not confirmed it since a pause"
-          : answers.silent() + ", which did not answer within " + config.ackTimeout() + ",") + " may hold a newer one; retry"));
+          + " epoch " + best.epoch() + ", older than the one it was let go to; retry"));
     }
     try {
       Message answer = migrate(holder, id, Claims.from(best.epoch()));
