@@ -74,16 +74,25 @@ final class HoldersBuddyReleases {
    * The holder's buddy, which drops its copy before this node serves the session: should the holder die before its
    * handover ends, that buddy would adopt the copy at this node's epoch, a second owner beside this one (the
    * simulation found this). Its copy is only needed when this node never installed the session, and then nothing is
-   * sent. Not this node's own buddy, which is sent the session at the new epoch anyway; empty when the holder is
-   * not in the view.
+   * sent. Not this node's own buddy, which is sent the session at the new epoch anyway.
+   *
+   * <p>A holder the view dropped since it was asked is looked up in {@code askedIn}, the view it was asked in: its
+   * buddy there adopts the holder's copies once its own view drops the holder, at the epoch this node claimed, and,
+   * not told, served the session beside this one, neither knowing of the other (the simulation, seed 1631 of the
+   * nemesis's second generation; 11.3.48). Told, it gives the copy up, or says it owns the session now and this node
+   * gives way. Empty when the holder is in neither view, or its buddy there is no member now.
    */
-  Optional<NodeId> holdersBuddy(NodeId holder) {
+  Optional<NodeId> holdersBuddy(NodeId holder, MembershipView askedIn) {
     MembershipView current = view.get();
-    if (current == null || !current.contains(holder)) {
+    if (current == null) {
       return Optional.empty();
     }
-    return BuddyRing.buddyOf(current, holder)
-        .filter(b -> !b.equals(local) && !BuddyRing.buddyOf(current, local).map(b::equals).orElse(false));
+    MembershipView holdersRing = current.contains(holder) ? current : askedIn;
+    if (holdersRing == null || !holdersRing.contains(holder)) {
+      return Optional.empty();
+    }
+    return BuddyRing.buddyOf(holdersRing, holder)
+        .filter(b -> !b.equals(local) && current.contains(b) && !BuddyRing.buddyOf(current, local).map(b::equals).orElse(false));
   }
 
   /**

@@ -86,6 +86,11 @@ final class MigrateAnswers {
       return Message.Nack.refused(Message.Nack.Refusal.RELEASE_PENDING, "session " + id + " was just migrated to "
           + local.value() + ", whose release of the former holder's buddy's copy is not answered yet; retry");
     }
+    // A pause that just ended is noticed before the session is handed out: the transport may run a request queued
+    // during the pause before the pause watch's next look, and the membership may have moved the session on meanwhile
+    // (its buddy adopted it): handed out, the copy made a second owner at the same epoch (the simulation, seed 1631 of
+    // the nemesis's second generation).
+    quarantine.checkPause();
     if (mine.isPresent() && quarantine.isSuspect(id)) {
       return Message.Nack.refused(Message.Nack.Refusal.UNCONFIRMED_HERE,
           "session " + id + " has not been confirmed since " + local.value() + " was paused; its copy may be stale");

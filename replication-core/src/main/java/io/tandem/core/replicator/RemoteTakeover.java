@@ -243,6 +243,7 @@ final class RemoteTakeover {
     List<NodeId> silent = new ArrayList<>();
     for (NodeId target : targets) {
       Message answer;
+      MembershipView askedIn = view.get();
       try {
         answer = migrate(target, id, 0);
         if (answer instanceof Message.Nack nack && nack.reason() == Message.Nack.Reason.STALE_EPOCH) {
@@ -258,7 +259,7 @@ final class RemoteTakeover {
         return HopResult.DECIDED;
       }
       if (answer instanceof Message.FullSession full) {
-        decided[0] = install(id, target, full.snapshot(), true);
+        decided[0] = install(id, target, full.snapshot(), askedIn, true);
         return HopResult.DECIDED;
       }
       if (answer instanceof Message.Nack ended && ended.reason() == Message.Nack.Reason.INVALIDATED) {
@@ -329,9 +330,10 @@ final class RemoteTakeover {
       return Search.of(Acquisition.unavailable("session " + id + " was let go of here, and the copy found is a backup at"
           + " epoch " + best.epoch() + ", older than the one it was let go to; retry"));
     }
+    MembershipView askedIn = view.get();
     try {
       Message answer = migrate(holder, id, Claims.from(best.epoch()));
-      return Search.of(answer instanceof Message.FullSession full ? install(id, holder, full.snapshot(), true)
+      return Search.of(answer instanceof Message.FullSession full ? install(id, holder, full.snapshot(), askedIn, true)
           : migrationFailed(id, holder, answer.toString()));
     } catch (ExecutionException | TimeoutException e) {
       return Search.of(migrationFailed(id, holder, e.toString()));
@@ -351,6 +353,7 @@ final class RemoteTakeover {
   private Message migrate(NodeId holder, String id, long newEpoch)
       throws ExecutionException, TimeoutException, InterruptedException {
     long askedAt = ticker.read();
+    MembershipView askedIn = view.get();
     CompletableFuture<Message> reply =
         transport.request(holder, new Message.Migrate(id, local, newEpoch), config.ackTimeout().plus(config.settleTimeout()));
     Message answer;
@@ -368,13 +371,13 @@ final class RemoteTakeover {
         if (owned.get(id).isEmpty() && (letGo.isEmpty() || letGo.getAsLong() < full.snapshot().epoch())) {
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over after the request that asked had given up; it is"
               + " owned here from now on", id, holder.value());
-          install(id, holder, full.snapshot(), false);
+          install(id, holder, full.snapshot(), askedIn, false);
         } else if (releases.supersedes(id, full.snapshot())) {
           owned.get(id).ifPresent(older -> fence.accept(older, holder.value() + " handed it over at epoch "
               + full.snapshot().epoch() + ", above the copy installed here, which was never served"));
           LOG.log(Level.WARNING, "Session [{0}]: {1} handed it over at epoch {2} after another member had; the later"
               + " copy is owned here from now on", id, holder.value(), full.snapshot().epoch());
-          install(id, holder, full.snapshot(), false);
+          install(id, holder, full.snapshot(), askedIn, false);
         }
       });
       throw e;
@@ -408,10 +411,12 @@ final class RemoteTakeover {
    * copy from before the session ended here (a buddy frozen while the user logged out kept one): the holder has let
    * go of it, and it is not taken back in.
    *
+   * @param askedIn the view the holder was asked in, where its buddy is looked up if the view dropped it since
    * @param onRequestThread whether the request that asked waits for this (it may wait for the holder's buddy); false
    *     for an answer that came after it gave up, installed on the transport thread that read it, which must not wait
    */
-  private Acquisition install(String id, NodeId holder, SessionSnapshot moved, boolean onRequestThread) {
+  private Acquisition install(String id, NodeId holder, SessionSnapshot moved, MembershipView askedIn,
+      boolean onRequestThread) {
     long heldAt = Claims.source(moved.epoch()); // the holder's epoch: it hands a session over at the epoch after its own
     OptionalLong ended = backups.endedAt(id);
     if (ended.isPresent() && heldAt <= ended.getAsLong()) {
@@ -432,7 +437,7 @@ final class RemoteTakeover {
     unknown.appeared(id);
     // Owned here before the release goes out: a holder's buddy that dropped its copy on it and a holder that then
     // died leave this node's copy as the only one. Until the answer came, the session is served nowhere here.
-    Optional<NodeId> holdersBuddy = releases.holdersBuddy(holder);
+    Optional<NodeId> holdersBuddy = releases.holdersBuddy(holder, askedIn);
     if (holdersBuddy.isPresent()) {
       Optional<String> claimedThere = releases.release(holdersBuddy.get(), session, moved, heldAt, onRequestThread);
       if (claimedThere.isPresent()) {
