@@ -34,7 +34,7 @@ final class Schedule {
 
   /** Runs seed {@code seed} (scrambled: see {@link Simulation#Simulation}), the engines in SYNC mode. */
   static Result run(long seed, boolean traceMessages) {
-    return run(seed, traceMessages, true, ReplicationMode.SYNC);
+    return run(seed, traceMessages, true, ReplicationMode.SYNC, Nemesis.CURRENT);
   }
 
   /**
@@ -42,15 +42,23 @@ final class Schedule {
    * (the mode draws nothing from the seed), judged by what that mode promises (see {@link Clients#Clients}).
    */
   static Result run(long seed, boolean traceMessages, ReplicationMode mode) {
-    return run(seed, traceMessages, true, mode);
+    return run(seed, traceMessages, true, mode, Nemesis.CURRENT);
+  }
+
+  /**
+   * {@link #run(long, boolean, ReplicationMode)} with the faults of nemesis {@code generation} ({@link Nemesis#CURRENT}
+   * or an earlier one): a seed found under an earlier generation replays as it was found.
+   */
+  static Result run(long seed, boolean traceMessages, ReplicationMode mode, int generation) {
+    return run(seed, traceMessages, true, mode, generation);
   }
 
   /** Runs a seed as it was numbered before seeds were scrambled: the regression seeds of {@link SimulationSeedsTest}. */
   static Result runLegacy(long seed, boolean traceMessages) {
-    return run(seed, traceMessages, false, ReplicationMode.SYNC);
+    return run(seed, traceMessages, false, ReplicationMode.SYNC, Nemesis.FIRST);
   }
 
-  private static Result run(long seed, boolean traceMessages, boolean scrambled, ReplicationMode mode) {
+  private static Result run(long seed, boolean traceMessages, boolean scrambled, ReplicationMode mode, int generation) {
     Trace trace = new Trace(traceMessages, traceMessages ? 100_000 : 400);
     Simulation sim = new Simulation(seed, trace, scrambled);
     trace.attach(sim);
@@ -71,7 +79,7 @@ final class Schedule {
     }
     boolean async = mode == ReplicationMode.ASYNC;
     Clients clients = new Clients(sim, nodes, checker, async);
-    Nemesis nemesis = new Nemesis(sim, nodes, network, membership, clients);
+    Nemesis nemesis = new Nemesis(sim, nodes, network, membership, clients, generation);
     int users = 2 + sim.random().nextInt(6);
     long faultsFrom = 3_000_000_000L;
     long faultsUntil = faultsFrom + sim.millisBetween(20_000, 40_000);
