@@ -50,5 +50,9 @@ class HandedOutByAHolderTheViewDroppedTest {
 
     await("one owner again").atMost(Duration.ofSeconds(5))
         .until(() -> !(n2.engine.owns("s") && n4.engine.owns("s")));
+    assertThat(n2.engine.owns("s")).as("n2, which adopted the session, keeps it; n4 gave way").isTrue();
+    Acquisition kept = n2.engine.acquire("s", "n1");
+    assertThat(kept.snapshot()).as(kept.toString()).isPresent();
+    assertThat(n2.decode(kept.snapshot().get())).as("with the write acknowledged before").containsEntry("seq", 5);
   }
 }
