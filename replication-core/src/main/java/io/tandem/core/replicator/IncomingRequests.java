@@ -52,6 +52,9 @@ final class IncomingRequests {
 
     /** Whether this node's copy of {@code id} at {@code epoch} gives way to {@code from}'s: see {@link HoldersBuddyReleases#yieldsTo}. */
     boolean yieldsTo(NodeId from, String id, long epoch);
+
+    /** {@code id} was fenced here by an owner's claim at {@code epoch}: see {@link Migrations#fencedByAClaimAt}. */
+    void fencedByAClaimAt(String id, long epoch);
   }
 
   IncomingRequests(
@@ -254,12 +257,12 @@ final class IncomingRequests {
     OwnedSession session = mine.get();
     if (session.epoch() < epoch) {
       fence.accept(session, "another node owns it at epoch " + epoch + " (this node had epoch " + session.epoch() + ")");
-      return owned.get(id).filter(still -> still.epoch() >= epoch).map(still -> refusal(id, still)); // empty once fenced
+      return fencedAt(id, epoch);
     }
     if (session.epoch() == epoch && handingOut.yieldsTo(from, id, epoch)) {
       fence.accept(session, from.value() + ", the buddy of the member that handed it here, adopted it at epoch " + epoch
           + " before this node's release reached it");
-      return owned.get(id).filter(still -> still.epoch() >= epoch).map(still -> refusal(id, still)); // empty once fenced
+      return fencedAt(id, epoch);
     }
     if (unconfirmed.test(id)) {
       return Optional.of(Nack.refused(Nack.Refusal.UNCONFIRMED_HERE, session.epoch(), session.version(), "session " + id
@@ -273,6 +276,21 @@ final class IncomingRequests {
           + " was let go of on " + local.value() + " a moment ago; retry"));
     }
     return Optional.of(refusal(id, session));
+  }
+
+  /**
+   * The refusal once {@code id} was to be fenced by a claim at {@code epoch}: none if it was (the update is stored as
+   * a backup), and the let-go memory then names that epoch, not "above any": a late answer of a {@code Migrate} this
+   * node sent before, at a later epoch, is the newer copy and is installed. Dropped as older, it was the only copy
+   * left: the holder, told by a stale message that this node held the session, had let go of its own (the simulation,
+   * seed 808431, 11.3.49).
+   */
+  private Optional<Message> fencedAt(String id, long epoch) {
+    Optional<Message> refused = owned.get(id).filter(still -> still.epoch() >= epoch).map(still -> refusal(id, still));
+    if (refused.isEmpty()) {
+      handingOut.fencedByAClaimAt(id, epoch);
+    }
+    return refused;
   }
 
   private Nack refusal(String id, OwnedSession session) {

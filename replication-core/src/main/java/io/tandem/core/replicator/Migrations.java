@@ -193,6 +193,19 @@ final class Migrations implements IncomingRequests.HandingOut {
   }
 
   /**
+   * {@link #fencedHere}, by an owner's claim at {@code epoch}: a copy at a later epoch is newer than that claim (a late
+   * answer of a {@code Migrate} this node sent before it was fenced, say), and is not dropped as older. The memory of
+   * a later hand-out (a higher epoch) is kept.
+   */
+  @Override
+  public void fencedByAClaimAt(String id, long epoch) {
+    OptionalLong known = handedAway.valueOf(id);
+    if (known.isEmpty() || known.getAsLong() == FENCED_AT_AN_UNKNOWN_EPOCH || known.getAsLong() < epoch) {
+      handedAway.add(id, epoch);
+    }
+  }
+
+  /**
    * The bytes of a session this node can take over without asking anyone: one it adopted from a dead owner, or
    * one it holds as a backup (then it becomes the owner at a higher epoch, fencing the old owner). The container
    * deserializes it, then calls {@link ReplicationEngine#attach}.
