@@ -36,6 +36,11 @@ final class RequestTracking {
   private String ownedId;
   /** A session id (without route) the cluster was asked for in this request and holds nowhere. */
   private String foundNowhere;
+  /**
+   * Why a session the request asked for while it ran exists but could not be had here (it moved to another node
+   * after the valve admitted the request); null when none. Read by whichever thread replicates.
+   */
+  private volatile String unavailableWhileRunning;
 
   private RequestTracking() {}
 
@@ -109,6 +114,28 @@ final class RequestTracking {
   static boolean wasFoundNowhere(String baseId) {
     RequestTracking current = CURRENT.get();
     return current != null && baseId.equals(current.foundNowhere);
+  }
+
+  /**
+   * A session the application asked for while the request ran exists but could not be had here now ({@code why}):
+   * the request must not end as if it had no session, nor be given a new one in its place.
+   */
+  static void unavailableWhileRunning(String why) {
+    RequestTracking current = CURRENT.get();
+    if (current != null) {
+      current.unavailableWhileRunning = why;
+    }
+  }
+
+  /** Why the current request may not be given a new session: a session it asked for exists elsewhere; empty if none. */
+  static java.util.Optional<String> newSessionRefusal() {
+    RequestTracking current = CURRENT.get();
+    return current == null ? java.util.Optional.empty() : java.util.Optional.ofNullable(current.unavailableWhileRunning);
+  }
+
+  /** Why a session this request asked for while it ran could not be had here; null if none. */
+  String sessionUnavailableWhileRunning() {
+    return unavailableWhileRunning;
   }
 
   static void accessed(TandemSession session) {

@@ -300,6 +300,13 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
 
   @Override
   public Session createSession(String sessionId) {
+    Optional<String> refusal = RequestTracking.newSessionRefusal();
+    if (refusal.isPresent()) {
+      // The session the request carried exists but moved to another node after the request was admitted: a new,
+      // empty session in its place would end as a 200 with a new cookie, and the user's session would be lost to
+      // the client. The valve answers 503 for the request (parallel-requests drill, through HAProxy).
+      throw new IllegalStateException("Tandem: no new session for this request: " + refusal.get());
+    }
     Session session = super.createSession(sessionId);
     TandemSession tandem = (TandemSession) session;
     tandem.bind(engine.sessionCreated(stripRoute(session.getIdInternal()), tandem));
@@ -413,7 +420,13 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     if (local == null && RequestTracking.wasFoundNowhere(base)) {
       return null; // this request asked the cluster already
     }
-    return takeovers.once(base, () -> takeOver(id, base)).session();
+    SessionTakeovers.Result taken = takeovers.once(base, () -> takeOver(id, base));
+    if (taken.session() == null && taken.unavailable().isPresent()) {
+      // Asked for while the request runs (the valve brought in or found owned what the request carried before the
+      // application ran), it exists but cannot be had now: typically it moved to a node a parallel request reached.
+      RequestTracking.unavailableWhileRunning(taken.unavailable().get());
+    }
+    return taken.session();
   }
 
   /**

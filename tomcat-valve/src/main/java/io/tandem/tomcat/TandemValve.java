@@ -123,6 +123,11 @@ final class TandemValve extends ValveBase {
         verdict = verdict.worst(Verdict.endUnconfirmed());
       }
     }
+    String unavailable = tracked.sessionUnavailableWhileRunning();
+    if (unavailable != null) {
+      // In both modes: the application ran without the session the client holds (and was refused a new one).
+      verdict = verdict.worst(Verdict.movedWhileRunning(unavailable));
+    }
     if (sync && tracked.refusedSomething()) {
       verdict = verdict.worst(Verdict.notReplicable(""));
     }

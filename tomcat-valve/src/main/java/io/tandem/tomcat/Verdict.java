@@ -25,6 +25,11 @@ record Verdict(Kind kind, String why) {
     };
   }
 
+  /** The application asked for a session that exists but had moved to another node since the request was admitted. */
+  static Verdict movedWhileRunning(String why) {
+    return new Verdict(Kind.FENCED, why + "; the application ran without it, so this request's answer is not kept, retry it");
+  }
+
   static Verdict endUnconfirmed() {
     return new Verdict(Kind.END_UNCONFIRMED, "the buddy did not acknowledge this request's invalidation or session id"
         + " change in time; whether it sticks is unknown, retry it");

@@ -99,6 +99,48 @@ class SyncContractIT extends TomcatClusterIT {
     }
   }
 
+  /**
+   * The parallel-requests drill through HAProxy (two runs of 18, SYNC): a request admitted while its session was
+   * owned here asked for it only after a parallel request on another node had taken it over; the manager found it
+   * could not have it back now, answered "no such session", and Tomcat gave the application a new, empty session:
+   * a 200 with a new cookie, and the user's session lost to the client. Here the taker is slow to answer (the test
+   * holds its copy's lock, as a paused owner would be), so the session cannot come back while the request asks.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"SYNC", "ASYNC"})
+  void sessionMovedAwayAfterAdmissionBeforeTheApplicationAskedForIt_is503_neverANewSession(String mode)
+      throws Exception {
+    start(3, "MODIFIED_ATTRIBUTE", "mode=\"" + mode + "\"");
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n3 = cluster.node(2);
+    cluster.get(n1, "/set?name=user&value=fay");
+    String base = TandemManager.stripRoute(cluster.sessionCookie());
+    TomcatNode.lateArrived = new CountDownLatch(1);
+    TomcatNode.lateGate = new CountDownLatch(1);
+    try {
+      CompletableFuture<HttpResponse<String>> late =
+          CompletableFuture.supplyAsync(() -> sendQuietly(n1, "/lateset?name=late&value=into-a-new-session"));
+      assertThat(TomcatNode.lateArrived.await(10, TimeUnit.SECONDS)).as("admitted on n1, the owner").isTrue();
+      assertThat(cluster.get(n3, "/get?name=user")).isEqualTo("fay"); // a parallel request takes it over
+      TandemSession taken = n3.manager().ownedSession(base);
+      assertThat(taken).as("owned by n3").isNotNull();
+
+      HttpResponse<String> answer;
+      synchronized (taken.handle()) { // n3 cannot answer for the session until this ends
+        TomcatNode.lateGate.countDown();
+        answer = late.get(30, TimeUnit.SECONDS);
+      }
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(503);
+      assertThat(answer.headers().allValues("Set-Cookie")).as("no new session offered").isEmpty();
+      assertThat(n1.manager().responses().fenced.sum()).isEqualTo(1);
+      assertThat(java.util.Arrays.stream(n1.manager().findSessions())
+          .filter(s -> !TandemManager.stripRoute(s.getIdInternal()).equals(base))).as("sessions made on n1").isEmpty();
+      assertThat(cluster.get(n1, "/get?name=user")).as("the session, retried").isEqualTo("fay");
+    } finally {
+      TomcatNode.lateGate.countDown();
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"SYNC", "ASYNC"})
   void logout_isAnsweredOnlyOnceTheBuddyDroppedItsCopy(String mode) throws Exception {

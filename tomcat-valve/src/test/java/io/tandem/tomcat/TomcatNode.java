@@ -132,6 +132,11 @@ final class TomcatNode implements AutoCloseable {
   /** Holds {@code /slowset} requests after their write until a test opens it. */
   static volatile java.util.concurrent.CountDownLatch slowGate = new java.util.concurrent.CountDownLatch(0);
 
+  /** Holds {@code /lateset} requests before they ask for their session until a test opens it. */
+  static volatile java.util.concurrent.CountDownLatch lateGate = new java.util.concurrent.CountDownLatch(0);
+  /** Counted down by each {@code /lateset} request as it reaches the application (admitted by the valve). */
+  static volatile java.util.concurrent.CountDownLatch lateArrived = new java.util.concurrent.CountDownLatch(0);
+
   /**
    * A page of {@code bytes} bytes ({@code length=declared} with {@code Content-Length}, else chunked) that stores
    * {@code name}={@code value} ({@code kind=nested-unlisted}: a value Tandem cannot replicate) before its first byte
@@ -219,6 +224,17 @@ final class TomcatNode implements AutoCloseable {
             Thread.currentThread().interrupt();
           }
           response.getWriter().print("ok");
+        }
+        case "/lateset" -> {
+          lateArrived.countDown();
+          try {
+            lateGate.await(20, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          HttpSession session = request.getSession(true);
+          session.setAttribute(request.getParameter("name"), request.getParameter("value"));
+          response.getWriter().print("ok " + session.getId());
         }
         case "/append" -> {
           HttpSession session = request.getSession(true);
