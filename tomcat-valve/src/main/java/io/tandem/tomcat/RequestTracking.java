@@ -22,6 +22,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class RequestTracking {
   private static final ThreadLocal<RequestTracking> CURRENT = new ThreadLocal<>();
+  /**
+   * Why the valve answered this thread's current request 503 for a session that exists: until the next request
+   * through a Tandem valve, no new session on this thread. Tomcat forwards to an error page after the valve has
+   * ended; a page that asks for a session (a JSP does by default) would otherwise hand the client a new cookie with
+   * the 503, and a browser keeps it.
+   */
+  private static final ThreadLocal<String> ANSWERED_UNAVAILABLE = new ThreadLocal<>();
 
   // Concurrent collections: the response may commit, and so replicate, on a thread the application handed the
   // response to while the request thread still records (see CommitGuard).
@@ -41,6 +48,7 @@ final class RequestTracking {
    * after the valve admitted the request); null when none. Read by whichever thread replicates.
    */
   private volatile String unavailableWhileRunning;
+  private volatile String unavailableBase;
 
   private RequestTracking() {}
 
@@ -117,20 +125,56 @@ final class RequestTracking {
   }
 
   /**
-   * A session the application asked for while the request ran exists but could not be had here now ({@code why}):
-   * the request must not end as if it had no session, nor be given a new one in its place.
+   * Session {@code baseId}, which the application asked for while the request ran, exists but could not be had here
+   * now ({@code why}): the request must not end as if it had no session, nor be given a new one in its place.
    */
-  static void unavailableWhileRunning(String why) {
+  static void unavailableWhileRunning(String baseId, String why) {
     RequestTracking current = CURRENT.get();
     if (current != null) {
+      current.unavailableBase = baseId;
       current.unavailableWhileRunning = why;
     }
   }
 
-  /** Why the current request may not be given a new session: a session it asked for exists elsewhere; empty if none. */
+  /** Session {@code baseId} was had after all (a later lookup in the request brought it in): no longer a reason. */
+  static void availableAgain(String baseId) {
+    RequestTracking current = CURRENT.get();
+    if (current != null && baseId.equals(current.unavailableBase)) {
+      current.unavailableWhileRunning = null;
+      current.unavailableBase = null;
+    }
+  }
+
+  /** The valve answers this thread's request 503 for a session that exists ({@link #ANSWERED_UNAVAILABLE}). */
+  static void answeredUnavailable(String why) {
+    ANSWERED_UNAVAILABLE.set(why);
+  }
+
+  /** A new request reached a Tandem valve on this thread: what an earlier one was answered no longer applies. */
+  static void newRequest() {
+    ANSWERED_UNAVAILABLE.remove();
+  }
+
+  /**
+   * Why this thread's request may not be given a new session, empty if it may: a session it asked for exists but
+   * could not be had here; the session the valve found owned for it was dropped by Tandem meanwhile (another node
+   * took it over) and not ended by the application; or the valve answered it 503 already.
+   */
   static java.util.Optional<String> newSessionRefusal() {
     RequestTracking current = CURRENT.get();
-    return current == null ? java.util.Optional.empty() : java.util.Optional.ofNullable(current.unavailableWhileRunning);
+    if (current == null) {
+      return java.util.Optional.ofNullable(ANSWERED_UNAVAILABLE.get());
+    }
+    if (current.unavailableWhileRunning != null) {
+      return java.util.Optional.of(current.unavailableWhileRunning);
+    }
+    if (current.owned != null && current.owned.droppedByTandem()) {
+      // Tomcat found its copy no longer valid and asks for a new session without looking the id up again.
+      String why = "session " + current.owned.baseId() + " moved to another node while this request ran";
+      unavailableWhileRunning(current.owned.baseId(), why);
+      return java.util.Optional.of(why);
+    }
+    return java.util.Optional.empty();
   }
 
   /** Why a session this request asked for while it ran could not be had here; null if none. */

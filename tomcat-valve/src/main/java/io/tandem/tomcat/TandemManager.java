@@ -302,9 +302,10 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
   public Session createSession(String sessionId) {
     Optional<String> refusal = RequestTracking.newSessionRefusal();
     if (refusal.isPresent()) {
-      // The session the request carried exists but moved to another node after the request was admitted: a new,
-      // empty session in its place would end as a 200 with a new cookie, and the user's session would be lost to
-      // the client. The valve answers 503 for the request (parallel-requests drill, through HAProxy).
+      // The session the request carried exists but moved to another node after the request was admitted (or the
+      // valve answered 503 already, and an error page asks): a new, empty session in its place would end with a new
+      // cookie, and the user's session would be lost to the client. The valve answers 503 for the request
+      // (parallel-requests drill, through HAProxy).
       throw new IllegalStateException("Tandem: no new session for this request: " + refusal.get());
     }
     Session session = super.createSession(sessionId);
@@ -420,11 +421,20 @@ public class TandemManager extends ManagerBase implements ReplicationListener {
     if (local == null && RequestTracking.wasFoundNowhere(base)) {
       return null; // this request asked the cluster already
     }
-    SessionTakeovers.Result taken = takeovers.once(base, () -> takeOver(id, base));
+    SessionTakeovers.Result taken;
+    try {
+      taken = takeovers.once(base, () -> takeOver(id, base));
+    } catch (IOException e) {
+      // Tomcat answers "no session" to this (and creates a new one): the session may exist all the same.
+      RequestTracking.unavailableWhileRunning(base, "session " + base + " could not be taken over: " + e.getMessage());
+      throw e;
+    }
     if (taken.session() == null && taken.unavailable().isPresent()) {
       // Asked for while the request runs (the valve brought in or found owned what the request carried before the
       // application ran), it exists but cannot be had now: typically it moved to a node a parallel request reached.
-      RequestTracking.unavailableWhileRunning(taken.unavailable().get());
+      RequestTracking.unavailableWhileRunning(base, taken.unavailable().get());
+    } else if (taken.session() != null) {
+      RequestTracking.availableAgain(base);
     }
     return taken.session();
   }

@@ -90,6 +90,11 @@ public class TandemSession extends StandardSession implements SessionSource {
     return owned != null && !detached && tandem.ownsHandle(owned);
   }
 
+  /** Whether Tandem dropped this copy (another node owns the session now), as opposed to the application ending it. */
+  boolean droppedByTandem() {
+    return detached;
+  }
+
   /** Whether {@code principal} was not refused before on this session (its login is the request that fails). */
   boolean firstRefusalOf(Principal principal) {
     if (principal == refusedPrincipal) {

@@ -36,6 +36,7 @@ final class TandemValve extends ValveBase {
 
   @Override
   public void invoke(Request request, Response response) throws IOException, ServletException {
+    RequestTracking.newRequest();
     Pattern skip = manager.skipPattern();
     if (manager.engine() == null || skip != null && skip.matcher(request.getDecodedRequestURI()).matches()) {
       getNext().invoke(request, response);
@@ -161,6 +162,7 @@ final class TandemValve extends ValveBase {
   }
 
   private static void unavailable(Response response, String why) throws IOException {
+    RequestTracking.answeredUnavailable(why); // an error page Tomcat forwards to next gets no new session either
     response.reset();
     response.setHeader("Retry-After", "1");
     response.sendError(HttpServletResponse.SC_SERVICE_UNAVAILABLE, "Tandem: " + why);

@@ -141,6 +141,35 @@ class SyncContractIT extends TomcatClusterIT {
     }
   }
 
+  /**
+   * A review of the fix above: Tomcat forwards a 503 to the application's error page after the valve has ended, and
+   * an error page that asks for the session (a JSP does by default) was given a new one when the session the request
+   * carried could not be taken over: a 503 with a new cookie, which a browser keeps.
+   */
+  @Test
+  void errorPageOfA503ForASessionThatExists_isGivenNoNewSession() throws Exception {
+    start(3, "MODIFIED_ATTRIBUTE");
+    TomcatNode n1 = cluster.node(0);
+    TomcatNode n2 = cluster.node(1);
+    cluster.get(n1, "/set?name=user&value=gus");
+    String base = TandemManager.stripRoute(cluster.sessionCookie());
+    org.apache.tomcat.util.descriptor.web.ErrorPage page = new org.apache.tomcat.util.descriptor.web.ErrorPage();
+    page.setErrorCode(503);
+    page.setLocation("/error-page");
+    n2.context.addErrorPage(page);
+    TandemSession owned = n1.manager().ownedSession(base);
+
+    HttpResponse<String> answer;
+    synchronized (owned.handle()) { // n1 cannot hand the session over until this ends
+      answer = cluster.send(n2, "/get?name=user");
+    }
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(503);
+    assertThat(answer.headers().allValues("Set-Cookie")).as("no new session offered").isEmpty();
+    assertThat(java.util.Arrays.stream(n2.manager().findSessions())
+        .filter(s -> !TandemManager.stripRoute(s.getIdInternal()).equals(base))).as("sessions made on n2").isEmpty();
+    assertThat(cluster.get(n2, "/get?name=user")).as("the session, retried").isEqualTo("gus");
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"SYNC", "ASYNC"})
   void logout_isAnsweredOnlyOnceTheBuddyDroppedItsCopy(String mode) throws Exception {

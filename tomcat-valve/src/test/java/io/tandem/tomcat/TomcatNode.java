@@ -236,6 +236,10 @@ final class TomcatNode implements AutoCloseable {
           session.setAttribute(request.getParameter("name"), request.getParameter("value"));
           response.getWriter().print("ok " + session.getId());
         }
+        case "/error-page" -> { // an error page that asks for the session, as a JSP does by default
+          HttpSession session = request.getSession(true);
+          response.getWriter().print("error page, session " + session.getId());
+        }
         case "/append" -> {
           HttpSession session = request.getSession(true);
           @SuppressWarnings("unchecked")
