@@ -10,8 +10,9 @@ package io.tandem.core.backup;
  * time than the one held before (a touch, or an update the access caused). The access happened before it arrived,
  * and at most the touch lag before (an access reaches the buddy within the touch lag, 6.9). So the stamp is judged
  * against that window: one earlier than the window (the owner's clock behind this one's) counts from the window's
- * start, one later (ahead) from its end. Without an arrival known (the copy's first bytes, or a copy re-sent
- * without a newer access), only "not after now" holds. With clocks that agree, the stamp lies in the window and is
+ * start, one later (ahead) from its end. A request's flush arrives right after its access, so the first copy an owner
+ * sends as it flushes a request counts as an arrival too (11.3.50). Without an arrival known (a first copy by state
+ * transfer or a hand-over, or a copy re-sent without a newer access), only "not after now" holds. With clocks that agree, the stamp lies in the window and is
  * kept as it is.
  *
  * @param arrivedAt when the newest last-access time arrived, on this node's time of day now (a step of this node's

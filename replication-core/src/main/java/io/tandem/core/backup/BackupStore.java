@@ -182,7 +182,20 @@ public final class BackupStore {
     }
   }
 
+  /** A copy that came without a request's access behind it (state transfer, a hand-over): see {@link AccessVouch}. */
   public Message applyFull(NodeId owner, SessionSnapshot s) {
+    return applyFull(owner, s, false);
+  }
+
+  /**
+   * A copy its owner sent as it flushed a request: the request accessed the session a moment before, so the copy's
+   * arrival counts as an access's even when it is the first this node holds ({@link AccessVouch}; 11.3.50).
+   */
+  public Message applyFullAfterAnAccess(NodeId owner, SessionSnapshot s) {
+    return applyFull(owner, s, true);
+  }
+
+  private Message applyFull(NodeId owner, SessionSnapshot s, boolean afterAnAccess) {
     synchronized (stripe(s.id())) {
       Optional<Nack> refused = refuseTombstoned(s.id(), s.epoch());
       if (refused.isPresent()) {
@@ -202,7 +215,7 @@ public final class BackupStore {
       if (full.isPresent()) {
         return full.get();
       }
-      put(new HeldBackup(owner, s, h, lifetimes.millis()), Math.max(0, growth));
+      put(new HeldBackup(owner, s, h, lifetimes.millis(), afterAnAccess), Math.max(0, growth));
       appliedFull.increment();
       return new Ack(s.epoch(), s.version());
     }

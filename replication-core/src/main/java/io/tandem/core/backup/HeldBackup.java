@@ -58,10 +58,13 @@ final class HeldBackup {
   /**
    * @param before the backup this one replaces, null if none
    * @param now the store's lifetimes clock
+   * @param afterAnAccess the owner sent this copy as it flushed a request, which accessed the session a moment before:
+   *     a first copy's arrival is an access's too (without it, an heir judged the copy by the stamp alone, on a clock
+   *     that may be minutes off this one's: the simulation, seed 1110133)
    */
-  HeldBackup(NodeId owner, SessionSnapshot s, HeldBackup before, long now) {
+  HeldBackup(NodeId owner, SessionSnapshot s, HeldBackup before, long now, boolean afterAnAccess) {
     this.heardAt = now;
-    this.accessArrivedAt = before == null ? AccessVouch.NOT_SEEN
+    this.accessArrivedAt = before == null ? (afterAnAccess ? now : AccessVouch.NOT_SEEN)
         : s.metadata().lastAccessedTime() > before.metadata.lastAccessedTime() ? now : before.accessArrivedAt;
     this.ownerConfirmedAt = before != null && before.owner.equals(owner) ? before.ownerConfirmedAt : NEVER;
     this.owner = owner;

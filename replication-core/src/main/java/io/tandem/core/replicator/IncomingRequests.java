@@ -95,7 +95,8 @@ final class IncomingRequests {
     if (request instanceof Message.FullSession full) {
       SessionSnapshot s = full.snapshot();
       appeared.accept(s.id());
-      return stored(from, s.id(), s.epoch(), store(from, s.id(), s.epoch(), () -> backups.applyFull(from, s)));
+      // A request's flush (or its re-send within the request's wait): the session was accessed a moment ago.
+      return stored(from, s.id(), s.epoch(), store(from, s.id(), s.epoch(), () -> backups.applyFullAfterAnAccess(from, s)));
     }
     if (request instanceof Message.SessionDelta delta) { // every SYNC request: no Supplier to allocate
       Message refused = refusedHere(from, delta.sessionId(), delta.epoch());

@@ -70,6 +70,16 @@ class BackupStoreAccessVouchTest {
     assertThat(vouchedLastAccess()).isEqualTo(millis(START.plus(Duration.ofMinutes(20))) - LAG);
   }
 
+  /** 11.3.50 (the simulation, seed 1110133): an owner's first flush to a new buddy, its clock far behind. */
+  @Test
+  void firstCopyFlushedAfterAnAccess_countsFromTheTouchLagBeforeItArrived() {
+    pass(Duration.ofSeconds(30));
+    store.applyFullAfterAnAccess(OWNER, copy(millis(START.minus(Duration.ofMinutes(26)))));
+    pass(Duration.ofSeconds(2));
+
+    assertThat(vouchedLastAccess()).isEqualTo(millis(START.plusSeconds(30)) - LAG);
+  }
+
   @Test
   void aCopyWithoutANewerAccessSinceItsFirstBytes_isVouchedForOnlyAsNotAfterNow() {
     store.applyFull(OWNER, copy(millis(START.minus(Duration.ofMinutes(10)))));

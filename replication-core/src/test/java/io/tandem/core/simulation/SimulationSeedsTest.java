@@ -561,6 +561,18 @@ class SimulationSeedsTest {
     assertThat(scrambled(808431)).doesNotContain(Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * 11.3.50 (soak, 2 nodes): clock steps left n2's time of day some 26 minutes behind and n1's 6 ahead. n1 handed a
+   * session to n2, whose first flush sent n1, its buddy, the session's first copy stamped on n2's clock; n2 crashed,
+   * n1 adopted the copy, and judged by the stamp alone (no arrival of an access was known for a first copy), expired
+   * it at its next tick, a moment after its user's write. A first copy sent as a request's flush counts as an access's
+   * arrival ({@code BackupStore.applyFullAfterAnAccess}).
+   */
+  @Test
+  void firstCopyFlushedByAnOwnerWithAClockBehind_isNotExpiredByItsStampOnceAdopted_seed1110133() {
+    assertThat(scrambled(1110133)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     // Found under the first nemesis: replayed as they were found.
     return Schedule.run(seed, false, ReplicationMode.SYNC, Nemesis.FIRST).violations().stream()
