@@ -97,6 +97,24 @@ enum Drill {
     };
   }
 
+  /**
+   * Whether the drill's claim holds through a round-robin balancer as well as through the drill's sticky client.
+   * full-buddy's does not: once n1 is killed, HAProxy and httpd send its users to n2 or n3 at random, and a session
+   * taken over by n3 has only n2 left for a buddy, whose store the drill filled: every request for it is answered 503
+   * to the end (no 200 without two copies), which the final read counts as a lost session. The sticky client sends
+   * them to n2, the adopter, whose buddy has room.
+   */
+  boolean runsThroughExternalBalancers() {
+    return this != FULL_BUDDY;
+  }
+
+  /** Why a drill runs through the sticky client only (see {@link #runsThroughExternalBalancers}). */
+  String whyStickyOnly() {
+    return "after the owner's kill a round-robin balancer sends half of its users to the survivor whose only possible"
+        + " buddy is the full one: their sessions are answered 503 to the end (no 200 without two copies), which the"
+        + " drill cannot tell from a loss";
+  }
+
   /** The drills of the test command: each fault kind once; {@link #values()} is the full set. */
   static List<Drill> quickSet() {
     return List.of(KILL_OWNER, TWO_FAILURES, HANG_OWNER, ROLLING_RESTART, FORM_LOGIN, PARALLEL_REQUESTS, KILL_BUDDY,

@@ -124,6 +124,10 @@ public final class DrillMain implements Callable<Integer> {
         }
       }
       for (String balancer : balancers()) {
+        if (!balancer.equals("sticky") && !drill.runsThroughExternalBalancers()) {
+          out.println("== Drill " + drill.cliName() + " through " + balancer + " SKIPPED: " + drill.whyStickyOnly());
+          continue;
+        }
         for (String scope : expand(scopes, List.of("SESSION", "MODIFIED_SESSION", "MODIFIED_ATTRIBUTE"))) {
           for (String mode : full ? drill.fullModes() : expand(modes, List.of("SYNC", "ASYNC"))) {
             for (int size : nodes == null ? List.of(drill.clusterSize()) : nodes) {

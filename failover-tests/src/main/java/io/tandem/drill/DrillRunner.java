@@ -214,13 +214,8 @@ final class DrillRunner {
       }
       case BIG_PAGES -> new SessionWriters(user -> balancer, settings.users(), settings.minWrites(), settings.maxWrites(),
           new SessionWriters.Shape(false, false, false, true, 0));
-      case FULL_BUDDY -> {
-        // Its faults count on n1 owning every session (n1's buddy has the small store): placed there, whatever the
-        // balancer (through a round-robin one, n3's sessions were left with only the full n2 after n1's kill).
-        LoadBalancer placing = new SessionsStartOnTheirHome(balancer, cluster.nodes());
-        yield new SessionWriters(user -> placing, settings.users(), settings.minWrites(), settings.maxWrites(),
-            new SessionWriters.Shape(false, true, false, false, FULL_BUDDY_VALUE_BYTES));
-      }
+      case FULL_BUDDY -> new SessionWriters(user -> balancer, settings.users(), settings.minWrites(), settings.maxWrites(),
+          new SessionWriters.Shape(false, true, false, false, FULL_BUDDY_VALUE_BYTES)); // sticky only: Drill.whyStickyOnly
       case TWO_APPS -> new SessionWriters(user -> balancer, settings.users(), settings.minWrites(), settings.maxWrites(),
           new SessionWriters.Shape(false, false, false), TWO_APPLICATIONS);
       case APP_REDEPLOY -> new RedeployWriters(balancer, settings.users(), settings.minWrites(), settings.maxWrites());

@@ -40,8 +40,7 @@ final class SessionWriters extends UserThreads {
    *
    * @param formLogin users log in through the FORM page first and write to a protected page
    * @param sameHome every user's first request asks to land on the first node (so one node owns every session): the
-   *     sticky client does so; HAProxy and httpd spread new sessions unless the drill places them ({@link
-   *     SessionsStartOnTheirHome})
+   *     sticky client does so; HAProxy and httpd spread new sessions round-robin
    * @param storm no think time: each user sends its next write as soon as the last one was answered
    * @param bigPages each write is answered in a page of 20-200 KiB ({@code bigpage.jsp}): chunked or with a declared
    *     length, flushed halfway or not, storing the write before the page's first byte or after its last, and one

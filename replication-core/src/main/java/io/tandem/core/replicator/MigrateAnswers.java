@@ -197,6 +197,10 @@ final class MigrateAnswers {
     // the owner's next run and answered "no such session" for one its requester owned (soak seed 345050,
     // docs/protocol.md 11.3.39). Remembered, every member is asked, and a member asking is told to do the same.
     handedAway.add(id, newEpoch);
+    // And on its way, as an owned session handed out is: until the requester installs it, a member it is asked of
+    // answers "none", and this node's own request, which began while the copy was here, must not take "nowhere" for
+    // an answer (the parallel-requests drill through HAProxy: a new, empty session; docs/protocol.md 11.3.51).
+    justHanded.add(id, newEpoch);
     counters.sessionsMigratedOut.increment();
     return new Message.FullSession(handed);
   }

@@ -164,6 +164,17 @@ final class EngineCluster implements AutoCloseable {
     return slowed;
   }
 
+  /**
+   * Runs {@code before} with each message on the thread that delivers it, before it crosses the wire (through the
+   * codec, as before): a test acts between a message's sending and its arrival.
+   */
+  void beforeEachDelivery(java.util.function.Consumer<io.tandem.core.wire.Message> before) {
+    network.setWireHook(message -> {
+      before.accept(message);
+      return throughTheCodec(message);
+    });
+  }
+
   /** {@code message} as the wire carries it: encoded into a frame and decoded again, as a socket would. */
   io.tandem.core.wire.Message throughTheCodec(io.tandem.core.wire.Message message) {
     return MessageCodec.decodeFrame(MessageCodec.encode(new Envelope(1, false, message)), config.maxFrameSize()).message();
