@@ -285,6 +285,15 @@ public final class BackupStore {
     String id = invalidate.sessionId();
     synchronized (stripe(id)) {
       HeldBackup held = entries.get(id);
+      Tombstone tombstone = tombstones.get(id);
+      if (invalidate.reason() == Message.InvalidateReason.RELEASED && (held == null || held.epoch() <= invalidate.epoch())
+          && tombstone != null && tombstone.ended() && tombstone.epoch() > invalidate.epoch() && live(tombstone)) {
+        // The id ended here (invalidated, or given up at a login) at a later epoch than the releaser claims: this node
+        // took the session back from it and went on. Acknowledged, the releaser kept its copy as the owner and served
+        // the abandoned id again (soak seed 1225184, docs/protocol.md 11.3.52); refused, it is fenced (11.3.10).
+        return new Nack(Nack.Reason.STALE_EPOCH, tombstone.epoch(), 0,
+            "session " + id + " ended on this node at epoch " + tombstone.epoch());
+      }
       if (held != null && held.epoch() > invalidate.epoch()) {
         if (invalidate.reason() == Message.InvalidateReason.RELEASED && held.owner().equals(sender)) {
           // The releaser's own copy, sent since it took the session over (this node became its buddy): nothing of the

@@ -47,6 +47,24 @@ class BackupStoreTest {
     return store.entry(id).orElseThrow().snapshot().attributes();
   }
 
+  /**
+   * 11.3.52 (soak seed 1225184): this node took a session back from a requester and then gave its id up at a login
+   * (ended at epoch 3); the requester's release of its former holder's copy, at epoch 2, was acknowledged, and the
+   * requester served the abandoned id on. A release below an end recorded here is refused as stale, so the releaser
+   * is fenced; at or above it, acknowledged as before.
+   */
+  @Test
+  void releaseBelowAnEndRecordedHere_isRefusedStale_atOrAboveIt_acknowledged() {
+    store.endedElsewhere("s", 3);
+
+    assertThat(store.invalidate(OTHER, new Message.Invalidate("s", 2, 18, Message.InvalidateReason.RELEASED)))
+        .isEqualTo(new Message.Nack(Message.Nack.Reason.STALE_EPOCH, 3, 0, "session s ended on this node at epoch 3"));
+    assertThat(store.invalidate(OTHER, new Message.Invalidate("s", 3, 18, Message.InvalidateReason.RELEASED)))
+        .isInstanceOf(Message.Ack.class);
+    assertThat(store.invalidate(OTHER, new Message.Invalidate("s", 4, 1, Message.InvalidateReason.RELEASED)))
+        .isInstanceOf(Message.Ack.class);
+  }
+
   @Test
   void applyDelta_inOrder_mergesPerAttribute() {
     store.applyFull(OWNER, full("s", 1, 1, Map.of("a", b("1"), "b", b("1"))));

@@ -573,6 +573,18 @@ class SimulationSeedsTest {
     assertThat(scrambled(1110133)).doesNotContain(Checker.Kind.LOST_SESSION, Checker.Kind.OWNERS_AFTER_SETTLE);
   }
 
+  /**
+   * 11.3.52 (soak, 4 nodes, SESSION): n3 took s5L33 back from n1 (back from a pause, it had migrated it in) and gave
+   * the id up at a login; n1's release of n4's copy, below that end, was acknowledged (no copy there, the end not
+   * consulted), so n1 was never fenced and served the abandoned id from its own copy. A release below an end recorded
+   * here is refused as stale, which fences the releaser (11.3.10's rule).
+   */
+  @Test
+  void releaseBelowTheEndOfAnIdGivenUpAtALogin_fencesTheReleaser_seed1225184() {
+    assertThat(Schedule.run(1225184, false, ReplicationMode.SYNC, Nemesis.CURRENT).violations().stream()
+        .map(Checker.Violation::kind).toList()).doesNotContain(Checker.Kind.ABANDONED_ID_SERVED);
+  }
+
   private static List<Checker.Kind> scrambled(long seed) {
     // Found under the first nemesis: replayed as they were found.
     return Schedule.run(seed, false, ReplicationMode.SYNC, Nemesis.FIRST).violations().stream()
