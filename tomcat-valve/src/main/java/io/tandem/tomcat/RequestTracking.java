@@ -44,11 +44,13 @@ final class RequestTracking {
   /** A session id (without route) the cluster was asked for in this request and holds nowhere. */
   private String foundNowhere;
   /**
-   * Why a session the request asked for while it ran exists but could not be had here (it moved to another node
+   * A session the request asked for while it ran that exists but could not be had here (it moved to another node
    * after the valve admitted the request); null when none. Read by whichever thread replicates.
    */
-  private volatile String unavailableWhileRunning;
-  private volatile String unavailableBase;
+  private volatile Unavailable unavailable;
+
+  /** Session {@code baseId} exists but could not be had here, for the reason {@code why}. */
+  private record Unavailable(String baseId, String why) {}
 
   private RequestTracking() {}
 
@@ -131,17 +133,16 @@ final class RequestTracking {
   static void unavailableWhileRunning(String baseId, String why) {
     RequestTracking current = CURRENT.get();
     if (current != null) {
-      current.unavailableBase = baseId;
-      current.unavailableWhileRunning = why;
+      current.unavailable = new Unavailable(baseId, why);
     }
   }
 
   /** Session {@code baseId} was had after all (a later lookup in the request brought it in): no longer a reason. */
   static void availableAgain(String baseId) {
     RequestTracking current = CURRENT.get();
-    if (current != null && baseId.equals(current.unavailableBase)) {
-      current.unavailableWhileRunning = null;
-      current.unavailableBase = null;
+    Unavailable marked = current == null ? null : current.unavailable;
+    if (marked != null && marked.baseId().equals(baseId)) {
+      current.unavailable = null;
     }
   }
 
@@ -165,8 +166,9 @@ final class RequestTracking {
     if (current == null) {
       return java.util.Optional.ofNullable(ANSWERED_UNAVAILABLE.get());
     }
-    if (current.unavailableWhileRunning != null) {
-      return java.util.Optional.of(current.unavailableWhileRunning);
+    Unavailable marked = current.unavailable;
+    if (marked != null) {
+      return java.util.Optional.of(marked.why());
     }
     if (current.owned != null && current.owned.droppedByTandem()) {
       // Tomcat found its copy no longer valid and asks for a new session without looking the id up again.
@@ -179,7 +181,8 @@ final class RequestTracking {
 
   /** Why a session this request asked for while it ran could not be had here; null if none. */
   String sessionUnavailableWhileRunning() {
-    return unavailableWhileRunning;
+    Unavailable marked = unavailable;
+    return marked == null ? null : marked.why();
   }
 
   static void accessed(TandemSession session) {
